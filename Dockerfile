@@ -1,0 +1,16 @@
+# Production image: gunicorn + whitenoise, with a Chinese font for the PDFs.
+# (No Docker engine runs on our development machines: this file is parsed in CI, not built.)
+FROM python:3.13-slim-bookworm
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 VAR_DIR=/app/var
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends fonts-noto-cjk libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+COPY . .
+RUN DEBUG=1 python manage.py collectstatic --noinput
+RUN useradd --system --home /app app && mkdir -p /app/var && chown -R app /app/var
+USER app
+EXPOSE 8000
+CMD ["sh", "-c", "python manage.py migrate --noinput && exec gunicorn guandan_cup.wsgi:application --bind 0.0.0.0:8000 --workers ${WEB_CONCURRENCY:-3} --access-logfile -"]

@@ -1,0 +1,386 @@
+"""The tournament domain: a notice (比赛), its events (项目), who enters (单位, 选手, 对, 参赛队).
+
+Vocabulary (English in code, Chinese in the interface; see docs/product.md):
+- Tournament 比赛/活动: one notice with a date, venues and one or more events.
+- Event 项目: one competition inside it (guandan team, guandan pairs, xiangqi, …).
+- Unit 单位: who registers — a 工会小组, 系, 实验中心 or 部门; a 联队 (joint team) combines units.
+- Player 选手, Pair 对 (two players who stay together for the whole event: 不得重组),
+  Entry 参赛队/选手 (what the draw places: a unit's team of pairs, one pair, or one player).
+"""
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+
+def ruleset_choices() -> list[tuple[str, str]]:
+    # Imported lazily so the engine module stays importable without Django and vice versa.
+    from scoring.engine import PRESETS
+
+    return [(key, preset.name) for key, preset in PRESETS.items()]
+
+
+class Tournament(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", _("草稿")
+        REGISTRATION_OPEN = "registration_open", _("报名中")
+        REGISTRATION_CLOSED = "registration_closed", _("报名截止")
+        DRAWN = "drawn", _("已抽签")
+        RUNNING = "running", _("比赛中")
+        FINISHED = "finished", _("已结束")
+
+    slug = models.SlugField(_("标识"), max_length=64, unique=True)
+    name = models.CharField(_("比赛名称"), max_length=200)
+    organiser_name = models.CharField(
+        _("主办单位"), max_length=200, help_text=_("落款，例如“江苏省南通中学工会”")
+    )
+    notice_title = models.CharField(_("通知标题"), max_length=300)
+    notice_addressee = models.CharField(
+        _("通知对象"), max_length=100, blank=True, help_text=_("例如“各工会小组：”")
+    )
+    notice_text = models.TextField(
+        _("通知正文"), help_text=_("每段一行；以“一、”“（一）”开头的行显示为标题")
+    )
+    notice_date = models.DateField(_("发文日期"), null=True, blank=True)
+    rules_title = models.CharField(_("规则标题"), max_length=300, blank=True)
+    rules_text = models.TextField(_("比赛规则"), blank=True)
+    starts_on = models.DateField(_("比赛日期"))
+    start_time = models.TimeField(_("开始时间"), null=True, blank=True)
+    registration_deadline = models.DateTimeField(_("报名截止时间"), null=True, blank=True)
+    leaders_meeting_at = models.DateTimeField(_("领队会议时间"), null=True, blank=True)
+    leaders_meeting_place = models.CharField(_("领队会议地点"), max_length=200, blank=True)
+    one_event_per_person = models.BooleanField(
+        _("每人限报一项"), default=False, help_text=_("安徽农大：只能参加一个比赛项目")
+    )
+    status = models.CharField(
+        _("状态"), max_length=32, choices=Status.choices, default=Status.DRAFT
+    )
+    created_at = models.DateTimeField(_("创建时间"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("更新时间"), auto_now=True)
+
+    class Meta:
+        ordering = ["-starts_on", "name"]
+        verbose_name = _("比赛")
+        verbose_name_plural = _("比赛")
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("tournaments-detail", args=[self.slug])
+
+    @property
+    def is_public(self) -> bool:
+        return self.status != self.Status.DRAFT
+
+    def registration_is_open(self, now=None) -> bool:
+        now = now or timezone.now()
+        if self.status != self.Status.REGISTRATION_OPEN:
+            return False
+        return self.registration_deadline is None or now < self.registration_deadline
+
+    def schedule(self) -> list[dict]:
+        """The key dates of the notice, in time order, for the tournament page."""
+        items = []
+        if self.registration_deadline:
+            items.append({"at": self.registration_deadline, "what": _("报名截止"), "where": ""})
+        if self.leaders_meeting_at:
+            items.append(
+                {
+                    "at": self.leaders_meeting_at,
+                    "what": _("领队会议，比赛分组抽签"),
+                    "where": self.leaders_meeting_place,
+                }
+            )
+        if self.start_time:
+            start = timezone.make_aware(
+                timezone.datetime.combine(self.starts_on, self.start_time)
+            )
+            venues = "、".join(v.name for v in self.venues.all())
+            items.append({"at": start, "what": _("比赛开始"), "where": venues})
+        return sorted(items, key=lambda item: item["at"])
+
+
+class Venue(models.Model):
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="venues", verbose_name=_("比赛")
+    )
+    name = models.CharField(_("场地名称"), max_length=200)
+    tables = models.PositiveIntegerField(_("桌数/场地数"), default=0)
+    order = models.PositiveIntegerField(_("顺序"), default=0)
+
+    class Meta:
+        ordering = ["order", "id"]
+        verbose_name = _("场地")
+        verbose_name_plural = _("场地")
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "name"], name="venue_unique_name")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Official(models.Model):
+    class Role(models.TextChoices):
+        ORGANISER = "organiser", _("组织者")
+        CHIEF_REFEREE = "chief_referee", _("裁判长")
+        REFEREE = "referee", _("裁判")
+        ARBITRATION_LEADER = "arbitration_leader", _("仲裁组组长")
+        ARBITRATION = "arbitration", _("仲裁组成员")
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="officials", verbose_name=_("比赛")
+    )
+    name = models.CharField(_("姓名"), max_length=50)
+    role = models.CharField(_("职务"), max_length=32, choices=Role.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="official_roles",
+        verbose_name=_("登录账号"),
+    )
+
+    class Meta:
+        ordering = ["role", "id"]
+        verbose_name = _("裁判与工作人员")
+        verbose_name_plural = _("裁判与工作人员")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "name", "role"], name="official_unique_role"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_role_display()} {self.name}"
+
+
+class Event(models.Model):
+    class Discipline(models.TextChoices):
+        GUANDAN_TEAM = "guandan_team", _("掼蛋团体")
+        GUANDAN_PAIRS = "guandan_pairs", _("掼蛋双人")
+        XIANGQI = "xiangqi", _("象棋")
+        BADMINTON = "badminton", _("羽毛球")
+        TABLE_TENNIS = "table_tennis", _("乒乓球")
+
+    class EntryKind(models.TextChoices):
+        TEAM = "team", _("团体（多对）")
+        PAIR = "pair", _("双人")
+        SINGLE = "single", _("个人")
+
+    DEFAULT_ENTRY_KIND = {
+        Discipline.GUANDAN_TEAM: EntryKind.TEAM,
+        Discipline.GUANDAN_PAIRS: EntryKind.PAIR,
+        Discipline.XIANGQI: EntryKind.SINGLE,
+        Discipline.BADMINTON: EntryKind.SINGLE,
+        Discipline.TABLE_TENNIS: EntryKind.SINGLE,
+    }
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="events", verbose_name=_("比赛")
+    )
+    slug = models.SlugField(_("标识"), max_length=64)
+    name = models.CharField(_("项目名称"), max_length=100)
+    discipline = models.CharField(_("项目类型"), max_length=32, choices=Discipline.choices)
+    entry_kind = models.CharField(_("报名方式"), max_length=16, choices=EntryKind.choices)
+    pairs_per_team = models.PositiveSmallIntegerField(
+        _("每队对数"), default=3, help_text=_("掼蛋团体赛每队的固定对数")
+    )
+    ruleset = models.CharField(
+        _("掼蛋规则"),
+        max_length=32,
+        blank=True,
+        choices=ruleset_choices,
+        help_text=_("掼蛋项目使用的升级规则"),
+    )
+    ruleset_config = models.JSONField(
+        _("自定义规则参数"), default=dict, blank=True, help_text=_("留空则使用预设规则")
+    )
+    advance_registration_required = models.BooleanField(
+        _("须提前报名"),
+        default=False,
+        help_text=_("勾选后，截止后现场报名者只获参与奖（安徽农大：牌类比赛需提前报名）"),
+    )
+    venue = models.ForeignKey(
+        Venue,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="events",
+        verbose_name=_("场地"),
+    )
+    rules_summary = models.TextField(_("赛制说明"), blank=True)
+    order = models.PositiveIntegerField(_("顺序"), default=0)
+
+    class Meta:
+        ordering = ["order", "id"]
+        verbose_name = _("项目")
+        verbose_name_plural = _("项目")
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "slug"], name="event_unique_slug")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tournament.name} · {self.name}"
+
+    @property
+    def is_guandan(self) -> bool:
+        return self.discipline in (self.Discipline.GUANDAN_TEAM, self.Discipline.GUANDAN_PAIRS)
+
+    def save(self, *args, **kwargs):
+        if not self.entry_kind:
+            self.entry_kind = self.DEFAULT_ENTRY_KIND[self.discipline]
+        super().save(*args, **kwargs)
+
+
+class Unit(models.Model):
+    class Kind(models.TextChoices):
+        UNION_GROUP = "union_group", _("工会小组")
+        DEPARTMENT = "department", _("系")
+        LAB_CENTRE = "lab_centre", _("实验中心")
+        OFFICE = "office", _("部门")
+        JOINT = "joint", _("联队")
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="units", verbose_name=_("比赛")
+    )
+    name = models.CharField(_("单位名称"), max_length=100)
+    kind = models.CharField(_("类型"), max_length=32, choices=Kind.choices)
+    members = models.ManyToManyField(
+        "self",
+        symmetrical=False,
+        blank=True,
+        related_name="joint_teams",
+        verbose_name=_("联队组成单位"),
+        help_text=_("仅联队：组成该联队的单位，例如教务、物理"),
+    )
+    leaders = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="led_units", verbose_name=_("领队账号")
+    )
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name = _("单位")
+        verbose_name_plural = _("单位")
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "name"], name="unit_unique_name")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Player(models.Model):
+    class Gender(models.TextChoices):
+        MALE = "M", _("男")
+        FEMALE = "F", _("女")
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="players", verbose_name=_("比赛")
+    )
+    unit = models.ForeignKey(
+        Unit, on_delete=models.PROTECT, related_name="players", verbose_name=_("单位")
+    )
+    name = models.CharField(_("姓名"), max_length=50)
+    gender = models.CharField(_("性别"), max_length=1, choices=Gender.choices, blank=True)
+    # Personal data: never shown on public pages (docs/product.md, issue on trust).
+    phone = models.CharField(_("手机号"), max_length=32, blank=True)
+    staff_number = models.CharField(_("工号"), max_length=32, blank=True)
+
+    class Meta:
+        ordering = ["unit_id", "id"]
+        verbose_name = _("选手")
+        verbose_name_plural = _("选手")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "unit", "name"], name="player_unique_name_in_unit"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name}（{self.unit.name}）"
+
+
+class Entry(models.Model):
+    class Status(models.TextChoices):
+        REGISTERED = "registered", _("已报名")
+        WITHDRAWN = "withdrawn", _("已退赛")
+        ELIMINATED = "eliminated", _("资格终止")
+        DISQUALIFIED = "disqualified", _("取消资格")
+
+    event = models.ForeignKey(
+        Event, on_delete=models.CASCADE, related_name="entries", verbose_name=_("项目")
+    )
+    unit = models.ForeignKey(
+        Unit, on_delete=models.PROTECT, related_name="entries", verbose_name=_("单位")
+    )
+    name = models.CharField(_("名称"), max_length=100)
+    player = models.ForeignKey(
+        Player,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="single_entries",
+        verbose_name=_("选手（个人项目）"),
+    )
+    status = models.CharField(
+        _("状态"), max_length=16, choices=Status.choices, default=Status.REGISTERED
+    )
+    status_reason = models.CharField(_("原因"), max_length=200, blank=True)
+    on_site = models.BooleanField(_("现场报名"), default=False)
+    participation_award_only = models.BooleanField(_("只获参与奖"), default=False)
+    seed = models.PositiveSmallIntegerField(_("种子序号"), null=True, blank=True)
+    registered_at = models.DateTimeField(_("报名时间"), default=timezone.now)
+    registered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("报名人"),
+    )
+
+    class Meta:
+        ordering = ["event_id", "id"]
+        verbose_name = _("参赛队/选手")
+        verbose_name_plural = _("参赛队/选手")
+        constraints = [
+            models.UniqueConstraint(fields=["event", "name"], name="entry_unique_name")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Pair(models.Model):
+    """Two players who play together for the whole event (配对选手不得重组)."""
+
+    entry = models.ForeignKey(
+        Entry, on_delete=models.CASCADE, related_name="pairs", verbose_name=_("参赛队")
+    )
+    number = models.PositiveSmallIntegerField(_("序号"), default=1)
+    first = models.ForeignKey(
+        Player, on_delete=models.PROTECT, related_name="+", verbose_name=_("选手一")
+    )
+    second = models.ForeignKey(
+        Player, on_delete=models.PROTECT, related_name="+", verbose_name=_("选手二")
+    )
+
+    class Meta:
+        ordering = ["entry_id", "number"]
+        verbose_name = _("对")
+        verbose_name_plural = _("对")
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "number"], name="pair_unique_number"),
+            models.CheckConstraint(
+                condition=~models.Q(first=models.F("second")), name="pair_two_people"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.first.name}、{self.second.name}"

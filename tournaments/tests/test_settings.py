@@ -1,0 +1,88 @@
+import os
+import subprocess
+import sys
+
+import pytest
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from guandan_cup.env import env_bool, parse_database_url
+
+
+def test_it_parses_a_postgres_url_with_credentials_and_options():
+    config = parse_database_url("postgres://user:p%40ss@db.example:6543/guandan?sslmode=require")
+    assert config == {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": "guandan",
+        "USER": "user",
+        "PASSWORD": "p@ss",
+        "HOST": "db.example",
+        "PORT": "6543",
+        "OPTIONS": {"sslmode": "require"},
+    }
+
+
+def test_it_parses_the_trust_auth_url_of_the_development_machines():
+    config = parse_database_url("postgres://postgres@127.0.0.1:5432/guandan_cup")
+    assert config["USER"] == "postgres"
+    assert config["PASSWORD"] == ""
+    assert config["HOST"] == "127.0.0.1"
+    assert config["PORT"] == "5432"
+    assert "OPTIONS" not in config
+
+
+@pytest.mark.parametrize(
+    ("url", "name"),
+    [("sqlite:///var/x.sqlite3", "var/x.sqlite3"), ("sqlite:////tmp/x.sqlite3", "/tmp/x.sqlite3")],
+)
+def test_it_parses_sqlite_urls(url, name):
+    assert parse_database_url(url) == {"ENGINE": "django.db.backends.sqlite3", "NAME": name}
+
+
+@pytest.mark.parametrize("url", ["mysql://root@localhost/x", "postgres://host:5432/", "nonsense"])
+def test_it_rejects_unsupported_database_urls_with_a_clear_message(url):
+    with pytest.raises(ImproperlyConfigured, match="DATABASE_URL"):
+        parse_database_url(url)
+
+
+def test_it_rejects_a_boolean_it_cannot_read(monkeypatch):
+    monkeypatch.setenv("DEBUG", "maybe")
+    with pytest.raises(ImproperlyConfigured, match="DEBUG"):
+        env_bool("DEBUG", default=False)
+
+
+def test_the_interface_is_chinese_first_in_shanghai_time():
+    assert settings.LANGUAGE_CODE == "zh-hans"
+    assert settings.TIME_ZONE == "Asia/Shanghai"
+    assert "en" in dict(settings.LANGUAGES)
+
+
+def _manage(args, **env):
+    base = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "TESTING", "SECRET_KEY", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=settings.BASE_DIR,
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_it_refuses_to_start_without_a_secret_key_in_production():
+    result = _manage(["check"], DEBUG="0", TESTING="0")
+    assert result.returncode != 0
+    assert "SECRET_KEY is not set" in result.stderr
+
+
+def test_check_deploy_is_clean_with_production_like_settings():
+    result = _manage(
+        ["check", "--deploy", "--fail-level", "WARNING"],
+        DEBUG="0",
+        TESTING="0",
+        SECRET_KEY="x7Kp2qL9vR4tY8wZ1aB5cD3eF6gH0jM2nP4sT7uV9xW1yZ3bC5dE7fG9hJ",
+        ALLOWED_HOSTS="cup.example.org",
+        CSRF_TRUSTED_ORIGINS="https://cup.example.org",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "WARNINGS" not in result.stdout + result.stderr

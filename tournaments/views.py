@@ -1,0 +1,48 @@
+from django.db.models import Count, Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from tournaments.models import Entry, Tournament
+from tournaments.notice import notice_blocks
+from tournaments.pdf import pdf_response, render_pdf
+
+
+def get_public_tournament(request: HttpRequest, slug: str) -> Tournament:
+    """A tournament anyone may read; drafts only for staff."""
+    tournament = get_object_or_404(Tournament, slug=slug)
+    if not tournament.is_public and not request.user.is_staff:
+        raise Http404("No such tournament")
+    return tournament
+
+
+def tournament_list(request: HttpRequest) -> HttpResponse:
+    tournaments = Tournament.objects.annotate(event_count=Count("events"))
+    if not request.user.is_staff:
+        tournaments = tournaments.exclude(status=Tournament.Status.DRAFT)
+    return render(request, "tournaments/list.html", {"tournaments": tournaments})
+
+
+def _notice_context(tournament: Tournament) -> dict:
+    events = tournament.events.select_related("venue").annotate(
+        entry_count=Count("entries", filter=Q(entries__status=Entry.Status.REGISTERED))
+    )
+    return {
+        "tournament": tournament,
+        "notice_blocks": notice_blocks(tournament.notice_text),
+        "rules_blocks": notice_blocks(tournament.rules_text),
+        "events": events,
+        "venues": tournament.venues.all(),
+        "officials": tournament.officials.all(),
+        "schedule": tournament.schedule(),
+    }
+
+
+def tournament_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    tournament = get_public_tournament(request, slug)
+    return render(request, "tournaments/detail.html", _notice_context(tournament))
+
+
+def notice_pdf(request: HttpRequest, slug: str) -> HttpResponse:
+    tournament = get_public_tournament(request, slug)
+    pdf = render_pdf("tournaments/notice_pdf.html", _notice_context(tournament), request=request)
+    return pdf_response(pdf, f"{tournament.slug}-notice.pdf", download="download" in request.GET)

@@ -16,7 +16,7 @@ from scoring.engine import (
     Penalty,
     RuleSet,
     TimeUp,
-    _play_deal,
+    deal_outcome,
     level_label,
     other,
 )
@@ -54,7 +54,7 @@ def _match_end(after: MatchState, rs: RuleSet, name) -> str:
 
 
 def _describe_deal(before: MatchState, deal: Deal, after: MatchState, rs: RuleSet, name) -> str:
-    out = _play_deal(before, deal, rs)[1]
+    out = deal_outcome(before, deal, rs)
     top, place = out.top, out.partner_place
     game_no = len(after.completed_games)
     if out.game_won == "sudden_death":

@@ -23,7 +23,13 @@ Terms used in names and messages:
 Two kinds of error: :class:`GuandanError` is the only exception for input a referee can
 fix; anything else (``ValueError`` for a bad rule-set config, ``TypeError``...) is a bug
 in the caller.
+
+Layout: rule sets live in :mod:`scoring.rules`, events and their JSON form in
+:mod:`scoring.events`, referee-screen sentences in :mod:`scoring.describe`; everything
+public is re-exported here, so callers import from ``scoring.engine`` only.
 """
+
+from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -35,7 +41,7 @@ from scoring.events import (
     GuandanError,
     Penalty,
     TimeUp,
-    _coerce_event,
+    coerce_event,
     event_to_dict,
     parse_event,
 )
@@ -47,7 +53,7 @@ from scoring.rules import (
     PRESETS,
     TEAMS,
     RuleSet,
-    _ruleset,
+    as_ruleset,
     get_ruleset,
     level_label,
     other,
@@ -119,7 +125,7 @@ class MatchState:
 
 
 def initial_state(ruleset: RuleSet | str) -> MatchState:
-    _ruleset(ruleset)
+    as_ruleset(ruleset)
     return MatchState()
 
 
@@ -290,13 +296,13 @@ def _apply_time_up(state: MatchState, rs: RuleSet) -> MatchState:
 
 def apply_event(state: MatchState, event: Event | dict, ruleset: RuleSet | str) -> MatchState:
     """Apply one event; pure. Raises :class:`GuandanError` with ``event_index=None``."""
-    rs = _ruleset(ruleset)
+    rs = as_ruleset(ruleset)
     if state.match_over:
         # Spec 14/A18: checked before any other validation - even a malformed event
         # after the end is answered 'match_over' (nothing can be added to a finished
         # record, whatever it is).
         raise GuandanError("match_over")
-    event = _coerce_event(event)
+    event = coerce_event(event)
     if isinstance(event, Deal):
         return _play_deal(state, event, rs)[0]
     if isinstance(event, Penalty):
@@ -308,7 +314,7 @@ def apply_event(state: MatchState, event: Event | dict, ruleset: RuleSet | str) 
 
 def replay(ruleset: RuleSet | str, events: Iterable[Event | dict]) -> MatchState:
     """Replay a whole record. Errors carry the index of the offending event."""
-    rs = _ruleset(ruleset)
+    rs = as_ruleset(ruleset)
     state = initial_state(rs)
     for index, event in enumerate(events):
         try:
@@ -327,7 +333,7 @@ def _team_dict(values: TeamValues) -> dict:
 
 def state_to_dict(state: MatchState, ruleset: RuleSet | str) -> dict:
     """The state exactly in the vectors' ``expected`` format (spec 13, 14)."""
-    rs = _ruleset(ruleset)
+    rs = as_ruleset(ruleset)
     d = {
         "levels": {t: level_label(state.levels[t]) for t in TEAMS},
         "declarer": state.declarer,
@@ -362,7 +368,7 @@ def deal_outcome(state: MatchState, deal: Deal, ruleset: RuleSet | str) -> DealO
     """What ``deal`` does when played from ``state`` (the match must not be over)."""
     if state.match_over:
         raise GuandanError("match_over")
-    return _play_deal(state, deal, _ruleset(ruleset))[1]
+    return _play_deal(state, deal, as_ruleset(ruleset))[1]
 
 
 def describe(
@@ -375,7 +381,7 @@ def describe(
     """Short Chinese description of what ``event`` did, for the referee's screen."""
     from scoring.describe import describe_event  # describe.py builds on this module
 
-    return describe_event(before, _coerce_event(event), after, _ruleset(ruleset), names)
+    return describe_event(before, coerce_event(event), after, as_ruleset(ruleset), names)
 
 
 # -------------------------------------------------------------------------- team tie
@@ -413,6 +419,7 @@ __all__ = [
     "ANHUI_2021",
     "NANTONG_2014",
     "PRESETS",
+    "LOWEST",
     "TEAMS",
     "Deal",
     "DealOutcome",
@@ -427,6 +434,8 @@ __all__ = [
     "TieResult",
     "TimeUp",
     "apply_event",
+    "as_ruleset",
+    "coerce_event",
     "deal_outcome",
     "decide_tie",
     "describe",

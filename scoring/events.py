@@ -219,5 +219,5 @@ def event_to_dict(event: Event) -> dict:
     raise TypeError(f"not a Guandan event: {event!r}")
 
 
-def _coerce_event(event: Any) -> Event:
+def coerce_event(event: Any) -> Event:
     return event if isinstance(event, _EVENT_TYPES) else parse_event(event)

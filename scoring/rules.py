@@ -31,7 +31,6 @@ def other(team: str) -> str:
     return "B" if team == "A" else "A"
 
 
-
 # ------------------------------------------------------------------------- rule sets
 
 
@@ -238,5 +237,5 @@ def get_ruleset(id: str) -> RuleSet:
         raise ValueError(f"unknown ruleset {id!r}; known: {', '.join(PRESETS)}") from None
 
 
-def _ruleset(ruleset: RuleSet | str) -> RuleSet:
+def as_ruleset(ruleset: RuleSet | str) -> RuleSet:
     return ruleset if isinstance(ruleset, RuleSet) else get_ruleset(ruleset)

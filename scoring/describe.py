@@ -22,6 +22,12 @@ from scoring.engine import (
 )
 
 _PLACES = {2: "二游", 3: "三游", 4: "末游"}
+# Reason codes used in the vectors and by the referee pages; others are shown verbatim.
+_FORFEIT_REASONS = {
+    "late_over_10_min": "迟到十分钟以上",
+    "stoppage_over_5_min": "中断比赛超过5分钟",
+    "withdrawn": "弃权",
+}
 
 
 def describe_event(
@@ -41,7 +47,8 @@ def describe_event(
     if isinstance(event, TimeUp):
         return _describe_time_up(after, name)
     text = f"{name(event.team)}弃权，{name(other(event.team))}获胜"
-    return text + (f"（{event.reason}）" if event.reason else "")
+    reason = _FORFEIT_REASONS.get(event.reason, event.reason)
+    return text + (f"（{reason}）" if reason else "")
 
 
 def _match_end(after: MatchState, rs: RuleSet, name) -> str:

@@ -26,7 +26,7 @@ def notice_blocks(text: str) -> list[Block]:
             continue
         if _HEADING.match(line):
             kind = "heading"
-        elif _SUBHEADING.match(line) and len(line) <= 40:
+        elif _SUBHEADING.match(line) and len(line) <= 40 and not line.endswith(("。", "；", ";")):
             kind = "subheading"
         else:
             kind = "paragraph"

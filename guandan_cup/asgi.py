@@ -1,16 +1,13 @@
-"""
-ASGI config for guandan_cup project.
-
-It exposes the ASGI callable as a module-level variable named ``application``.
-
-For more information on this file, see
-https://docs.djangoproject.com/en/6.1/howto/deployment/asgi/
-"""
+"""ASGI entry point."""
 
 import os
 
 from django.core.asgi import get_asgi_application
 
-os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'guandan_cup.settings')
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "guandan_cup.settings")
 
 application = get_asgi_application()
+
+from guandan_cup.checks import require_secret_key  # noqa: E402  (needs settings loaded)
+
+require_secret_key()

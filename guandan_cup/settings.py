@@ -8,7 +8,6 @@ import os
 import sys
 from pathlib import Path
 
-from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from guandan_cup.env import env_bool, env_list, parse_database_url
@@ -21,15 +20,16 @@ DEBUG = env_bool("DEBUG", default=False)
 TESTING = env_bool("TESTING", default="pytest" in sys.modules)
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not (DEBUG or TESTING):
-        raise ImproperlyConfigured(
-            "SECRET_KEY is not set. Set it to a long random string in the environment, e.g. "
-            "SECRET_KEY=$(python -c 'import secrets; print(secrets.token_urlsafe(50))'), "
-            "or set DEBUG=1 for local development."
-        )
-    # Development only: a fixed key so sessions survive restarts of `make run`.
+if not SECRET_KEY and (DEBUG or TESTING):
+    # Development and tests only: a fixed key so sessions survive restarts of `make run`.
     SECRET_KEY = "django-insecure-development-only-key-never-use-in-production-guandan"
+# In production a missing key stops the app server at start (guandan_cup/wsgi.py) and fails
+# `check --deploy` with a clear message; offline commands such as guandan_replay still run.
+SECRET_KEY_MISSING_MESSAGE = (
+    "SECRET_KEY is not set. Set it to a long random string in the environment, e.g. "
+    "SECRET_KEY=$(python -c 'import secrets; print(secrets.token_urlsafe(50))'), "
+    "or set DEBUG=1 for local development."
+)
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", default=[])
@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
+    "guandan_cup",
     "tournaments",
     "scoring",
 ]

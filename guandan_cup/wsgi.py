@@ -1,16 +1,13 @@
-"""
-WSGI config for guandan_cup project.
-
-It exposes the WSGI callable as a module-level variable named ``application``.
-
-For more information on this file, see
-https://docs.djangoproject.com/en/6.1/howto/deployment/wsgi/
-"""
+"""WSGI entry point (gunicorn guandan_cup.wsgi:application)."""
 
 import os
 
 from django.core.wsgi import get_wsgi_application
 
-os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'guandan_cup.settings')
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "guandan_cup.settings")
 
 application = get_wsgi_application()
+
+from guandan_cup.checks import require_secret_key  # noqa: E402  (needs settings loaded)
+
+require_secret_key()

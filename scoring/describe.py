@@ -114,7 +114,7 @@ def _describe_penalty(before: MatchState, p: Penalty, after: MatchState, rs: Rul
     reason = f"（{p.reason}）" if p.reason else ""
     if p.kind == "disqualify":
         return f"{team}取消比赛资格，{name(other(p.team))}获胜{reason}"
-    n = p.levels if p.levels is not None else rs.default_penalty_levels
+    n = p.levels
     what = "回到2" if p.kind == "back_to_2" else f"扣{n}级"
     if before.sudden_death:
         return f"突然死亡阶段级数固定为A，{team}{what}不生效{reason}"

@@ -253,10 +253,7 @@ def _apply_penalty(state: MatchState, p: Penalty, rs: RuleSet) -> MatchState:
         # A13: the level card is fixed at A in sudden death; a deduction changes nothing.
         return state
     old = state.levels[p.team]
-    if p.kind == "back_to_2":
-        new = LOWEST
-    else:
-        new = max(LOWEST, old - (p.levels if p.levels is not None else rs.default_penalty_levels))
+    new = LOWEST if p.kind == "back_to_2" else max(LOWEST, old - p.levels)
     failures = state.a_failures
     if new < ACE:
         # A11: a team that drops below A starts a fresh count when it is back at A.

@@ -96,9 +96,8 @@ class Deal:
             if not isinstance(self.seats, (list, tuple)):
                 raise bad_seats
             seats = tuple(self.seats)
-            if any(isinstance(s, bool) or not isinstance(s, int) for s in seats) or sorted(
-                seats
-            ) != [1, 2, 3, 4]:
+            whole = all(isinstance(s, int) and not isinstance(s, bool) for s in seats)
+            if not whole or sorted(seats) != [1, 2, 3, 4]:
                 raise bad_seats
             if any(("A" if s % 2 else "B") != t for s, t in zip(seats, order, strict=True)):
                 raise bad_seats
@@ -119,7 +118,8 @@ class Deal:
 class Penalty:
     """A referee's penalty, applied between deals (spec 8).
 
-    kind ``levels`` deducts ``levels`` (None = the rule set's default) down to 2;
+    kind ``levels`` deducts ``levels`` (a whole number >= 1, required: spec 14 makes the
+    size the referee's decision; the page offers the rule set's default) down to 2;
     ``back_to_2`` sends the team to 2; ``disqualify`` ends the match against it.
     """
 
@@ -133,6 +133,8 @@ class Penalty:
         if self.kind not in PENALTY_KINDS:
             raise _bad_event("处罚类型只能是扣级、回到2或取消比赛资格")
         lv = self.levels
+        if self.kind == "levels" and lv is None:
+            raise _bad_event("扣级必须写明扣几级")
         if lv is not None and (isinstance(lv, bool) or not isinstance(lv, int) or lv < 1):
             raise _bad_event("扣级数必须是不小于1的整数")
         if not isinstance(self.reason, str):

@@ -30,8 +30,18 @@ class TournamentAdmin(admin.ModelAdmin):
     inlines = [VenueInline, OfficialInline, EventInline]
     fieldsets = [
         (None, {"fields": ["slug", "name", "organiser_name", "status", "one_event_per_person"]}),
-        ("时间与地点", {"fields": ["starts_on", "start_time", "registration_deadline",
-                              "leaders_meeting_at", "leaders_meeting_place"]}),
+        (
+            "时间与地点",
+            {
+                "fields": [
+                    "starts_on",
+                    "start_time",
+                    "registration_deadline",
+                    "leaders_meeting_at",
+                    "leaders_meeting_place",
+                ]
+            },
+        ),
         ("通知", {"fields": ["notice_title", "notice_addressee", "notice_text", "notice_date"]}),
         ("规则", {"fields": ["rules_title", "rules_text"]}),
     ]

@@ -15,7 +15,6 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 
-
 def ruleset_choices() -> list[tuple[str, str]]:
     # Imported lazily so the engine module stays importable without Django and vice versa.
     from scoring.engine import PRESETS
@@ -96,9 +95,7 @@ class Tournament(models.Model):
                 }
             )
         if self.start_time:
-            start = timezone.make_aware(
-                timezone.datetime.combine(self.starts_on, self.start_time)
-            )
+            start = timezone.make_aware(timezone.datetime.combine(self.starts_on, self.start_time))
             venues = "、".join(v.name for v in self.venues.all())
             items.append({"at": start, "what": _("比赛开始"), "where": venues})
         return sorted(items, key=lambda item: item["at"])
@@ -228,14 +225,14 @@ class Event(models.Model):
     def __str__(self) -> str:
         return f"{self.tournament.name} · {self.name}"
 
-    @property
-    def is_guandan(self) -> bool:
-        return self.discipline in (self.Discipline.GUANDAN_TEAM, self.Discipline.GUANDAN_PAIRS)
-
     def save(self, *args, **kwargs):
         if not self.entry_kind:
             self.entry_kind = self.DEFAULT_ENTRY_KIND[self.discipline]
         super().save(*args, **kwargs)
+
+    @property
+    def is_guandan(self) -> bool:
+        return self.discipline in (self.Discipline.GUANDAN_TEAM, self.Discipline.GUANDAN_PAIRS)
 
 
 class Unit(models.Model):
@@ -349,9 +346,7 @@ class Entry(models.Model):
         ordering = ["event_id", "id"]
         verbose_name = _("参赛队/选手")
         verbose_name_plural = _("参赛队/选手")
-        constraints = [
-            models.UniqueConstraint(fields=["event", "name"], name="entry_unique_name")
-        ]
+        constraints = [models.UniqueConstraint(fields=["event", "name"], name="entry_unique_name")]
 
     def __str__(self) -> str:
         return self.name

@@ -17,6 +17,8 @@ def test_the_language_switch_shows_english(client, demo):
 
 
 def test_an_english_browser_still_gets_chinese_until_it_switches(client, demo):
-    html = client.get("/t/nantong-2014/", headers={"accept-language": "en-US,en;q=0.9"}).content.decode()
+    html = client.get(
+        "/t/nantong-2014/", headers={"accept-language": "en-US,en;q=0.9"}
+    ).content.decode()
     assert '<html lang="zh-CN">' in html
     assert "比赛项目" in html

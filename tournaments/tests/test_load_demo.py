@@ -26,7 +26,16 @@ def test_nantong_has_eight_union_group_teams_of_three_pairs(demo):
     event = Event.objects.get(tournament__slug="nantong-2014", slug="guandan")
     assert event.ruleset == "nantong2014"
     teams = list(event.entries.order_by("id").values_list("name", flat=True))
-    assert teams == ["体育", "行政", "教务物理联队", "生物数学联队", "历史", "实验技术", "后勤", "政治"]
+    assert teams == [
+        "体育",
+        "行政",
+        "教务物理联队",
+        "生物数学联队",
+        "历史",
+        "实验技术",
+        "后勤",
+        "政治",
+    ]
     for entry in event.entries.all():
         assert entry.pairs.count() == 3
     joint = Unit.objects.get(tournament__slug="nantong-2014", name="教务物理联队")
@@ -34,7 +43,9 @@ def test_nantong_has_eight_union_group_teams_of_three_pairs(demo):
     assert sorted(joint.members.values_list("name", flat=True)) == ["教务", "物理"]
     # A joint team's players come from its member units.
     entry = event.entries.get(name="教务物理联队")
-    units = {p.first.unit.name for p in entry.pairs.all()} | {p.second.unit.name for p in entry.pairs.all()}
+    units = {p.first.unit.name for p in entry.pairs.all()} | {
+        p.second.unit.name for p in entry.pairs.all()
+    }
     assert units == {"教务", "物理"}
 
 
@@ -44,8 +55,16 @@ def test_anhui_has_four_events_and_each_person_enters_one_only(demo):
     slugs = list(tournament.events.values_list("slug", flat=True))
     assert slugs == ["guandan", "xiangqi", "badminton", "table-tennis"]
     seen = {}
-    for entry in Entry.objects.filter(event__tournament=tournament).select_related("event", "player"):
-        people = [entry.player] if entry.player else [p for pair in entry.pairs.all() for p in (pair.first, pair.second)]
+    for entry in Entry.objects.filter(event__tournament=tournament).select_related(
+        "event", "player"
+    ):
+        people = (
+            [entry.player]
+            if entry.player
+            else [p for pair in entry.pairs.all() for p in (pair.first, pair.second)]
+        )
         for person in people:
             assert seen.setdefault(person.pk, entry.event.slug) == entry.event.slug
-    assert Official.objects.get(tournament=tournament, role=Official.Role.CHIEF_REFEREE).name == "肖慧"
+    assert (
+        Official.objects.get(tournament=tournament, role=Official.Role.CHIEF_REFEREE).name == "肖慧"
+    )

@@ -1,4 +1,3 @@
-import pytest
 from django.urls import reverse
 
 from tournaments.models import Tournament
@@ -71,10 +70,14 @@ def test_pages_carry_a_content_security_policy_without_unsafe_inline(client, dem
     assert "django_htmx/htmx" in html
 
 
-def test_the_notice_page_needs_a_fixed_number_of_queries(client, demo, django_assert_max_num_queries):
+def test_the_notice_page_needs_a_fixed_number_of_queries(
+    client, demo, django_assert_max_num_queries
+):
     with django_assert_max_num_queries(8):
         client.get("/t/anhui-2021/")
 
 
 def test_a_short_numbered_sentence_is_a_paragraph_not_a_heading():
-    assert notice_blocks("（四）迟到十分钟以上者判负。") == [Block("paragraph", "（四）迟到十分钟以上者判负。")]
+    assert notice_blocks("（四）迟到十分钟以上者判负。") == [
+        Block("paragraph", "（四）迟到十分钟以上者判负。")
+    ]

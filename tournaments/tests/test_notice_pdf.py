@@ -4,7 +4,8 @@ import subprocess
 import pytest
 
 pytestmark = pytest.mark.skipif(
-    not shutil.which("pdftotext"), reason="poppler-utils not installed (apt-get install poppler-utils)"
+    not shutil.which("pdftotext"),
+    reason="poppler-utils not installed (apt-get install poppler-utils)",
 )
 
 

@@ -57,22 +57,59 @@ def test_the_interface_is_chinese_first_in_shanghai_time():
     assert "en" in dict(settings.LANGUAGES)
 
 
+def _manage_env(**env):
+    unset = {
+        "DEBUG",
+        "TESTING",
+        "SECRET_KEY",
+        "DJANGO_ALLOW_ASYNC_UNSAFE",
+        "DJANGO_SETTINGS_MODULE",
+    }
+    return {**{k: v for k, v in os.environ.items() if k not in unset}, **env}
+
+
 def _manage(args, **env):
-    base = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "TESTING", "SECRET_KEY", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=settings.BASE_DIR,
-        env={**base, **env},
+        env=_manage_env(**env),
         capture_output=True,
         text=True,
         timeout=120,
     )
 
 
-def test_it_refuses_to_start_without_a_secret_key_in_production():
-    result = _manage(["check"], DEBUG="0", TESTING="0")
+def test_the_app_server_refuses_to_start_without_a_secret_key_in_production():
+    result = subprocess.run(
+        [sys.executable, "-c", "import guandan_cup.wsgi"],
+        cwd=settings.BASE_DIR,
+        env={k: v for k, v in _manage_env(DEBUG="0", TESTING="0").items()},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode != 0
     assert "SECRET_KEY is not set" in result.stderr
+
+
+def test_check_deploy_names_the_missing_secret_key():
+    result = _manage(["check", "--deploy"], DEBUG="0", TESTING="0", ALLOWED_HOSTS="cup.example.org")
+    assert result.returncode != 0
+    assert "SECRET_KEY is not set" in result.stderr
+
+
+def test_offline_commands_run_without_any_environment():
+    result = subprocess.run(
+        [sys.executable, "manage.py", "guandan_replay", "--ruleset", "nantong2014", "-"],
+        input='[{"order": ["A", "A", "B", "B"]}]',
+        cwd=settings.BASE_DIR,
+        env=_manage_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert '"declarer": "A"' in result.stdout
 
 
 def test_check_deploy_is_clean_with_production_like_settings():

@@ -24,7 +24,9 @@ class Command(BaseCommand):
             password_file.parent.mkdir(parents=True, exist_ok=True)
             password_file.write_text(password + "\n", encoding="utf-8")
             password_file.chmod(0o600)
-            self.stdout.write(f"Created organiser account — username: {username}  password: {password}")
+            self.stdout.write(
+                f"Created organiser account — username: {username}  password: {password}"
+            )
         elif password_file.exists():
             password = password_file.read_text(encoding="utf-8").strip()
             self.stdout.write(f"Organiser account — username: {username}  password: {password}")

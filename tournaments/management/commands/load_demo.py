@@ -5,7 +5,9 @@ from tournaments.models import Entry, Player
 
 
 class Command(BaseCommand):
-    help = "Load the two seed tournaments (nantong-2014, anhui-2021) with made-up players. Idempotent."
+    help = (
+        "Load the two seed tournaments (nantong-2014, anhui-2021) with made-up players. Idempotent."
+    )
 
     def handle(self, *args, **options):
         for tournament in load_demo():

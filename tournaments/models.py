@@ -8,11 +8,17 @@ Vocabulary (English in code, Chinese in the interface; see docs/product.md):
   Entry 参赛队/选手 (what the draw places: a unit's team of pairs, one pair, or one player).
 """
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:
+    from scoring.engine import RuleSet
 
 
 def ruleset_choices() -> list[tuple[str, str]]:
@@ -184,7 +190,13 @@ class Event(models.Model):
     slug = models.SlugField(_("标识"), max_length=64)
     name = models.CharField(_("项目名称"), max_length=100)
     discipline = models.CharField(_("项目类型"), max_length=32, choices=Discipline.choices)
-    entry_kind = models.CharField(_("报名方式"), max_length=16, choices=EntryKind.choices)
+    entry_kind = models.CharField(
+        _("报名方式"),
+        max_length=16,
+        choices=EntryKind.choices,
+        blank=True,
+        help_text=_("留空则按项目类型：掼蛋团体为团体，掼蛋双人为双人，其余为个人"),
+    )
     pairs_per_team = models.PositiveSmallIntegerField(
         _("每队对数"), default=3, help_text=_("掼蛋团体赛每队的固定对数")
     )
@@ -230,9 +242,36 @@ class Event(models.Model):
             self.entry_kind = self.DEFAULT_ENTRY_KIND[self.discipline]
         super().save(*args, **kwargs)
 
+    def clean(self):
+        if not self.entry_kind and self.discipline:
+            self.entry_kind = self.DEFAULT_ENTRY_KIND[self.discipline]
+        if not self.is_guandan:
+            return
+        if not self.ruleset and not self.ruleset_config:
+            raise ValidationError(
+                {"ruleset": _("掼蛋项目须选择一套升级规则，或填写自定义规则参数。")}
+            )
+        try:
+            self.rules()
+        except ValueError as exc:
+            raise ValidationError(
+                {"ruleset_config": _("自定义规则参数有误：%(error)s") % {"error": exc}}
+            ) from None
+
     @property
     def is_guandan(self) -> bool:
         return self.discipline in (self.Discipline.GUANDAN_TEAM, self.Discipline.GUANDAN_PAIRS)
+
+    def rules(self) -> "RuleSet | None":
+        """The level-scoring rule set of a guandan event: a custom one built from
+        ``ruleset_config`` (the parameters of the spec's section 12), else the preset."""
+        from scoring.engine import RuleSet, get_ruleset
+
+        if not self.is_guandan:
+            return None
+        if self.ruleset_config:
+            return RuleSet.from_dict(self.ruleset_config)
+        return get_ruleset(self.ruleset)
 
 
 class Unit(models.Model):

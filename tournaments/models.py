@@ -225,6 +225,9 @@ class Event(models.Model):
     )
     rules_summary = models.TextField(_("赛制说明"), blank=True)
     order = models.PositiveIntegerField(_("顺序"), default=0)
+    drawn_at = models.DateTimeField(
+        _("抽签时间"), null=True, blank=True, help_text=_("抽签后配对选手不得重组，只能退赛")
+    )
 
     class Meta:
         ordering = ["order", "id"]
@@ -257,6 +260,15 @@ class Event(models.Model):
             raise ValidationError(
                 {"ruleset_config": _("自定义规则参数有误：%(error)s") % {"error": exc}}
             ) from None
+
+    @property
+    def entries_locked(self) -> bool:
+        """Pairs are fixed once the draw is made (配对选手不得重组)."""
+        return self.drawn_at is not None or self.tournament.status in (
+            Tournament.Status.DRAWN,
+            Tournament.Status.RUNNING,
+            Tournament.Status.FINISHED,
+        )
 
     @property
     def is_guandan(self) -> bool:

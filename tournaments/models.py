@@ -354,6 +354,16 @@ class Player(models.Model):
         return f"{self.name}（{self.unit.name}）"
 
 
+class EntryQuerySet(models.QuerySet):
+    def with_people(self):
+        """Entries with their players and pairs loaded in a fixed number of queries."""
+        return self.select_related("player__unit").prefetch_related(
+            models.Prefetch(
+                "pairs", queryset=Pair.objects.select_related("first__unit", "second__unit")
+            )
+        )
+
+
 class Entry(models.Model):
     class Status(models.TextChoices):
         REGISTERED = "registered", _("已报名")
@@ -392,6 +402,8 @@ class Entry(models.Model):
         related_name="+",
         verbose_name=_("报名人"),
     )
+
+    objects = EntryQuerySet.as_manager()
 
     class Meta:
         ordering = ["event_id", "id"]

@@ -1,9 +1,67 @@
 from django.urls import path
 
-from tournaments import views
+from tournaments import views, views_manage, views_register
 
 urlpatterns = [
     path("", views.tournament_list, name="tournaments-list"),
     path("t/<slug:slug>/", views.tournament_detail, name="tournaments-detail"),
     path("t/<slug:slug>/notice.pdf", views.notice_pdf, name="tournaments-notice-pdf"),
+    # Team leaders (and organisers) register entries.
+    path("t/<slug:slug>/register/", views_register.register_home, name="tournaments-register"),
+    path(
+        "t/<slug:slug>/units/<int:unit_id>/", views_register.unit_entries, name="tournaments-unit"
+    ),
+    path(
+        "t/<slug:slug>/units/<int:unit_id>/<slug:event_slug>/add/",
+        views_register.add_entry,
+        name="tournaments-add-entry",
+    ),
+    path(
+        "t/<slug:slug>/entries/<int:entry_id>/",
+        views_register.edit_entry,
+        name="tournaments-entry-edit",
+    ),
+    path(
+        "t/<slug:slug>/entries/<int:entry_id>/withdraw/",
+        views_register.withdraw,
+        name="tournaments-withdraw",
+    ),
+    # Organisers.
+    path("t/<slug:slug>/manage/", views_manage.dashboard, name="tournaments-manage"),
+    path(
+        "t/<slug:slug>/manage/status/", views_manage.change_status, name="tournaments-manage-status"
+    ),
+    path(
+        "t/<slug:slug>/manage/settings/",
+        views_manage.edit_tournament,
+        name="tournaments-manage-settings",
+    ),
+    path("t/<slug:slug>/manage/events/new/", views_manage.edit_event, name="tournaments-event-new"),
+    path(
+        "t/<slug:slug>/manage/events/<slug:event_slug>/",
+        views_manage.edit_event,
+        name="tournaments-event-edit",
+    ),
+    path("t/<slug:slug>/manage/units/", views_manage.units, name="tournaments-manage-units"),
+    path(
+        "t/<slug:slug>/manage/units/<int:unit_id>/leader/",
+        views_manage.add_leader,
+        name="tournaments-add-leader",
+    ),
+    path("t/<slug:slug>/manage/entries/", views_manage.entries, name="tournaments-manage-entries"),
+    path(
+        "t/<slug:slug>/<slug:event_slug>/entries/template.xlsx",
+        views_manage.entries_template,
+        name="tournaments-entries-template",
+    ),
+    path(
+        "t/<slug:slug>/<slug:event_slug>/entries/export.xlsx",
+        views_manage.entries_export,
+        name="tournaments-entries-export",
+    ),
+    path(
+        "t/<slug:slug>/<slug:event_slug>/entries/import/",
+        views_manage.entries_import,
+        name="tournaments-import",
+    ),
 ]

@@ -1,0 +1,72 @@
+"""Who may do what: small helpers the views call (no mixins).
+
+- organiser (组织者): a superuser, or a user named as the tournament's organiser official;
+- team leader (领队): a user listed as a leader of a unit; registers for that unit only;
+- everyone else reads public pages without logging in.
+"""
+
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404
+
+from tournaments.models import Entry, Event, Official, Tournament, Unit
+
+
+def is_organiser(user, tournament: Tournament) -> bool:
+    if not user.is_authenticated:
+        return False
+    if user.is_superuser:
+        return True
+    return Official.objects.filter(
+        tournament=tournament, user=user, role=Official.Role.ORGANISER
+    ).exists()
+
+
+def leader_unit_ids(user, tournament: Tournament) -> set[int]:
+    if not user.is_authenticated:
+        return set()
+    return set(tournament.units.filter(leaders=user).values_list("pk", flat=True))
+
+
+def organiser_required(view):
+    """Login, then 404 for an unknown tournament and 403 for anyone but its organisers."""
+
+    @login_required
+    @wraps(view)
+    def wrapper(request, slug, *args, **kwargs):
+        tournament = get_object_or_404(Tournament, slug=slug)
+        if not is_organiser(request.user, tournament):
+            raise PermissionDenied("Only the tournament's organisers may do this.")
+        return view(request, tournament, *args, **kwargs)
+
+    return wrapper
+
+
+def get_event(tournament: Tournament, event_slug: str) -> Event:
+    return get_object_or_404(
+        Event.objects.select_related("tournament"), tournament=tournament, slug=event_slug
+    )
+
+
+def get_unit_for_registrant(request, tournament: Tournament, unit_id: int) -> tuple[Unit, bool]:
+    """The unit a team leader (or organiser) registers for; 404 if not in the tournament,
+    403 if the user leads another unit. Returns (unit, is_organiser)."""
+    unit = get_object_or_404(Unit, tournament=tournament, pk=unit_id)
+    organiser = is_organiser(request.user, tournament)
+    if not organiser and unit.pk not in leader_unit_ids(request.user, tournament):
+        raise PermissionDenied("You register for your own unit only.")
+    return unit, organiser
+
+
+def get_entry_for_registrant(request, tournament: Tournament, entry_id: int) -> tuple[Entry, bool]:
+    entry = get_object_or_404(
+        Entry.objects.select_related("event__tournament", "unit"),
+        event__tournament=tournament,
+        pk=entry_id,
+    )
+    organiser = is_organiser(request.user, tournament)
+    if not organiser and entry.unit_id not in leader_unit_ids(request.user, tournament):
+        raise PermissionDenied("You change your own unit's entries only.")
+    return entry, organiser

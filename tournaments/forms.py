@@ -1,0 +1,235 @@
+from django import forms
+from django.contrib.auth import get_user_model, password_validation
+from django.utils.translation import gettext_lazy as _
+
+from tournaments.models import Entry, Event, Tournament, Unit
+from tournaments.registration import EntryForm, PersonForm
+
+GENDER_CHOICES = [("", _("—")), ("男", _("男")), ("女", _("女"))]
+
+
+class TournamentForm(forms.ModelForm):
+    class Meta:
+        model = Tournament
+        fields = [
+            "name",
+            "organiser_name",
+            "starts_on",
+            "start_time",
+            "registration_deadline",
+            "leaders_meeting_at",
+            "leaders_meeting_place",
+            "one_event_per_person",
+            "notice_title",
+            "notice_addressee",
+            "notice_text",
+            "notice_date",
+            "rules_title",
+            "rules_text",
+        ]
+        widgets = {
+            "starts_on": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+            "notice_date": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+            "start_time": forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
+            "registration_deadline": forms.DateTimeInput(
+                attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"
+            ),
+            "leaders_meeting_at": forms.DateTimeInput(
+                attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"
+            ),
+            "notice_text": forms.Textarea(attrs={"rows": 12}),
+            "rules_text": forms.Textarea(attrs={"rows": 12}),
+        }
+
+
+class EventForm(forms.ModelForm):
+    class Meta:
+        model = Event
+        fields = [
+            "name",
+            "slug",
+            "discipline",
+            "entry_kind",
+            "pairs_per_team",
+            "ruleset",
+            "advance_registration_required",
+            "venue",
+            "rules_summary",
+            "order",
+        ]
+        widgets = {"rules_summary": forms.Textarea(attrs={"rows": 3})}
+
+    def __init__(self, *args, tournament: Tournament, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.instance.tournament = tournament
+        self.fields["venue"].queryset = tournament.venues.all()
+        self.fields["pairs_per_team"].min_value = 1
+
+    # Path segments under /t/<tournament>/ that an event slug must not shadow.
+    RESERVED_SLUGS = {"manage", "units", "register", "entries", "draw", "results", "referee"}
+
+    def clean_slug(self):
+        slug = self.cleaned_data["slug"]
+        if slug in self.RESERVED_SLUGS:
+            raise forms.ValidationError(
+                _("“%(slug)s”是系统保留的标识，请换一个。") % {"slug": slug}
+            )
+        clash = Event.objects.filter(tournament=self.instance.tournament, slug=slug)
+        if clash.exclude(pk=self.instance.pk).exists():
+            raise forms.ValidationError(_("本比赛已有标识为“%(slug)s”的项目。") % {"slug": slug})
+        return slug
+
+    def clean_pairs_per_team(self):
+        value = self.cleaned_data["pairs_per_team"]
+        if value < 1 or value > 9:
+            raise forms.ValidationError(_("每队对数须在1到9之间。"))
+        if value % 2 == 0 and self.cleaned_data.get("discipline") == Event.Discipline.GUANDAN_TEAM:
+            # A tie is won by a majority of its tables: an even number could tie.
+            raise forms.ValidationError(_("团体赛按多数台决胜，每队对数须为奇数（常用3对）。"))
+        return value
+
+
+class UnitForm(forms.ModelForm):
+    class Meta:
+        model = Unit
+        fields = ["name", "kind", "members"]
+        widgets = {"members": forms.CheckboxSelectMultiple}
+
+    def __init__(self, *args, tournament: Tournament, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.instance.tournament = tournament
+        self.fields["members"].queryset = tournament.units.exclude(kind=Unit.Kind.JOINT)
+        self.fields["members"].required = False
+
+    def clean_name(self):
+        from tournaments.registration import normalise_name
+
+        name = normalise_name(self.cleaned_data["name"])
+        clash = Unit.objects.filter(tournament=self.instance.tournament, name=name)
+        if clash.exclude(pk=self.instance.pk).exists():
+            raise forms.ValidationError(_("已有名为“%(name)s”的单位。") % {"name": name})
+        return name
+
+    def clean(self):
+        cleaned = super().clean()
+        kind, members = cleaned.get("kind"), cleaned.get("members") or []
+        if kind == Unit.Kind.JOINT and len(members) < 2:
+            self.add_error("members", _("联队至少由两个单位组成。"))
+        if kind != Unit.Kind.JOINT and members:
+            self.add_error("members", _("只有联队才有组成单位。"))
+        return cleaned
+
+
+class LeaderAccountForm(forms.Form):
+    username = forms.CharField(label=_("用户名"), max_length=150)
+    password = forms.CharField(label=_("初始密码"), widget=forms.PasswordInput, strip=False)
+
+    def clean_username(self):
+        username = self.cleaned_data["username"].strip()
+        User = get_user_model()
+        if User.objects.filter(username=username).exists():
+            raise forms.ValidationError(_("用户名“%(name)s”已被使用。") % {"name": username})
+        return username
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("password"):
+            user = get_user_model()(username=cleaned.get("username", ""))
+            try:
+                password_validation.validate_password(cleaned["password"], user)
+            except forms.ValidationError as exc:
+                self.add_error("password", exc)
+        return cleaned
+
+
+class WithdrawForm(forms.Form):
+    reason = forms.CharField(label=_("退赛原因"), max_length=200)
+
+
+class EntryWebForm(forms.Form):
+    """An entry as typed on a phone: the players of a team, a pair, or a single player.
+
+    Fields are ``p<pair>_<seat>_name/gender/unit`` (pair 1..N, seat 1..2), or ``s_name`` …
+    for a single player. Joint teams also ask each player's member unit.
+    """
+
+    def __init__(self, *args, event: Event, unit: Unit, organiser: bool, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.event, self.unit = event, unit
+        members = list(unit.members.all())
+        self.slots = []  # (label, prefix) for the template
+        if event.entry_kind == Event.EntryKind.SINGLE:
+            self.slots.append((_("选手"), "s"))
+        else:
+            pairs = event.pairs_per_team if event.entry_kind == Event.EntryKind.TEAM else 1
+            for number in range(1, pairs + 1):
+                for seat in (1, 2):
+                    label = _("第%(n)s对 选手%(seat)s") % {"n": number, "seat": seat}
+                    self.slots.append((label, f"p{number}_{seat}"))
+        for label, prefix in self.slots:
+            self.fields[f"{prefix}_name"] = forms.CharField(
+                label=_("%(who)s 姓名") % {"who": label}, max_length=60, required=False
+            )
+            self.fields[f"{prefix}_gender"] = forms.ChoiceField(
+                label=_("性别"), choices=GENDER_CHOICES, required=False
+            )
+            if members:
+                self.fields[f"{prefix}_unit"] = forms.ChoiceField(
+                    label=_("所属单位"),
+                    choices=[("", "—")] + [(m.name, m.name) for m in members],
+                    required=False,
+                )
+        if organiser:
+            self.fields["on_site"] = forms.BooleanField(label=_("现场报名"), required=False)
+
+    def rows(self):
+        """The fields grouped per player, for the template."""
+        for label, prefix in self.slots:
+            yield (
+                label,
+                [
+                    self[f"{prefix}_{part}"]
+                    for part in ("name", "gender", "unit")
+                    if f"{prefix}_{part}" in self.fields
+                ],
+            )
+
+    def entry_form(self) -> EntryForm:
+        data = self.cleaned_data
+
+        def person(prefix):
+            return PersonForm(
+                data.get(f"{prefix}_name", ""),
+                data.get(f"{prefix}_gender", ""),
+                data.get(f"{prefix}_unit", ""),
+            )
+
+        # Organisers tick 现场报名 (ticked by default after the deadline); leaders never do.
+        on_site = bool(data.get("on_site")) if "on_site" in self.fields else None
+        if self.event.entry_kind == Event.EntryKind.SINGLE:
+            return EntryForm(unit=self.unit.name, player=person("s"), on_site=on_site)
+        pairs = []
+        number = 1
+        while f"p{number}_1_name" in self.fields:
+            pairs.append((person(f"p{number}_1"), person(f"p{number}_2")))
+            number += 1
+        return EntryForm(unit=self.unit.name, pairs=pairs, on_site=on_site)
+
+    @classmethod
+    def initial_for(cls, entry: Entry) -> dict:
+        initial = {}
+        gender = {"M": "男", "F": "女", "": ""}
+        if entry.player_id:
+            p = entry.player
+            initial.update(s_name=p.name, s_gender=gender[p.gender], s_unit=p.unit.name)
+        for pair in entry.pairs.all():
+            for seat, p in ((1, pair.first), (2, pair.second)):
+                prefix = f"p{pair.number}_{seat}"
+                initial.update(
+                    {
+                        f"{prefix}_name": p.name,
+                        f"{prefix}_gender": gender[p.gender],
+                        f"{prefix}_unit": p.unit.name,
+                    }
+                )
+        return initial

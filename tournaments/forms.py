@@ -157,42 +157,52 @@ class EntryWebForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.event, self.unit = event, unit
         members = list(unit.members.all())
-        self.slots = []  # (label, prefix) for the template
+        # (group label, [(player label, field prefix), …]) for the template: one group per
+        # pair, or a single group for an individual event.
+        self.groups = []
         if event.entry_kind == Event.EntryKind.SINGLE:
-            self.slots.append((_("选手"), "s"))
+            self.groups.append((_("选手"), [(_("选手"), "s")]))
         else:
             pairs = event.pairs_per_team if event.entry_kind == Event.EntryKind.TEAM else 1
             for number in range(1, pairs + 1):
-                for seat in (1, 2):
-                    label = _("第%(n)s对 选手%(seat)s") % {"n": number, "seat": seat}
-                    self.slots.append((label, f"p{number}_{seat}"))
-        for label, prefix in self.slots:
-            self.fields[f"{prefix}_name"] = forms.CharField(
-                label=_("%(who)s 姓名") % {"who": label}, max_length=60, required=False
-            )
-            self.fields[f"{prefix}_gender"] = forms.ChoiceField(
-                label=_("性别"), choices=GENDER_CHOICES, required=False
-            )
-            if members:
-                self.fields[f"{prefix}_unit"] = forms.ChoiceField(
-                    label=_("所属单位"),
-                    choices=[("", "—")] + [(m.name, m.name) for m in members],
+                label = _("第%(n)s对") % {"n": number} if pairs > 1 else _("一对选手")
+                seats = [
+                    (_("选手%(seat)s") % {"seat": seat}, f"p{number}_{seat}") for seat in (1, 2)
+                ]
+                self.groups.append((label, seats))
+        for group, seats in self.groups:
+            for label, prefix in seats:
+                self.fields[f"{prefix}_name"] = forms.CharField(
+                    label=_("%(group)s%(who)s姓名")
+                    % {"group": group if len(seats) > 1 else "", "who": label},
+                    max_length=60,
                     required=False,
                 )
+                self.fields[f"{prefix}_gender"] = forms.ChoiceField(
+                    label=_("性别"), choices=GENDER_CHOICES, required=False
+                )
+                if members:
+                    self.fields[f"{prefix}_unit"] = forms.ChoiceField(
+                        label=_("所属单位"),
+                        choices=[("", "—")] + [(m.name, m.name) for m in members],
+                        required=False,
+                    )
         if organiser:
             self.fields["on_site"] = forms.BooleanField(label=_("现场报名"), required=False)
 
     def rows(self):
-        """The fields grouped per player, for the template."""
-        for label, prefix in self.slots:
-            yield (
-                label,
-                [
-                    self[f"{prefix}_{part}"]
-                    for part in ("name", "gender", "unit")
-                    if f"{prefix}_{part}" in self.fields
-                ],
-            )
+        """Fields grouped per pair and per player, for the template."""
+        for group, seats in self.groups:
+            players = []
+            for label, prefix in seats:
+                parts = ("name", "gender", "unit")
+                players.append(
+                    (
+                        label,
+                        [self[f"{prefix}_{p}"] for p in parts if f"{prefix}_{p}" in self.fields],
+                    )
+                )
+            yield group, players
 
     def entry_form(self) -> EntryForm:
         data = self.cleaned_data

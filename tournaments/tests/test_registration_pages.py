@@ -31,7 +31,9 @@ def nantong(demo):
 @pytest.fixture
 def organiser(nantong):
     user = User.objects.create_user(username="wenti", password="x")
-    Official.objects.create(tournament=nantong, name="文体委员", role=Official.Role.ORGANISER, user=user)
+    Official.objects.create(
+        tournament=nantong, name="文体委员", role=Official.Role.ORGANISER, user=user
+    )
     return user
 
 
@@ -74,7 +76,9 @@ def test_a_team_leader_goes_straight_to_their_unit(client, nantong):
     client.force_login(leader("体育"))
     response = client.get(reverse("tournaments-register", args=[nantong.slug]))
     assert response.status_code == 302
-    assert response["Location"] == reverse("tournaments-unit", args=[nantong.slug, unit(nantong, "体育").pk])
+    assert response["Location"] == reverse(
+        "tournaments-unit", args=[nantong.slug, unit(nantong, "体育").pk]
+    )
 
 
 def test_a_team_leader_registers_three_pairs(client, nantong):
@@ -102,7 +106,9 @@ def test_an_htmx_registration_returns_only_the_event_section(client, nantong):
 def test_bad_input_gets_the_rule_and_keeps_what_was_typed(client, nantong):
     client.force_login(leader("体育"))
     names = ["赵一", "钱二", "孙三", "赵一", "周五", ""]
-    response = client.post(add_url(nantong, "体育"), team_post(names=names), headers={"HX-Request": "true"})
+    response = client.post(
+        add_url(nantong, "体育"), team_post(names=names), headers={"HX-Request": "true"}
+    )
     assert response.status_code == 422
     html = response.content.decode()
     assert "第3对选手二的姓名为空。" in html
@@ -125,8 +131,13 @@ def test_a_team_leader_cannot_see_or_change_another_units_entries(client, nanton
     client.post(add_url(nantong, "行政"), team_post())
     entry = Entry.objects.get(unit=other)
     client.force_login(leader("体育"))
-    assert client.get(reverse("tournaments-entry-edit", args=[nantong.slug, entry.pk])).status_code == 403
-    response = client.post(reverse("tournaments-withdraw", args=[nantong.slug, entry.pk]), {"reason": "恶作剧"})
+    assert (
+        client.get(reverse("tournaments-entry-edit", args=[nantong.slug, entry.pk])).status_code
+        == 403
+    )
+    response = client.post(
+        reverse("tournaments-withdraw", args=[nantong.slug, entry.pk]), {"reason": "恶作剧"}
+    )
     assert response.status_code == 403
     entry.refresh_from_db()
     assert entry.status == Entry.Status.REGISTERED
@@ -135,7 +146,9 @@ def test_a_team_leader_cannot_see_or_change_another_units_entries(client, nanton
 def test_a_unit_of_another_tournament_is_not_found(client, nantong, demo):
     client.force_login(leader("体育"))
     foreign = demo["anhui-2021"].units.first()
-    assert client.get(reverse("tournaments-unit", args=[nantong.slug, foreign.pk])).status_code == 404
+    assert (
+        client.get(reverse("tournaments-unit", args=[nantong.slug, foreign.pk])).status_code == 404
+    )
 
 
 def test_writes_refuse_get(client, nantong):
@@ -143,10 +156,16 @@ def test_writes_refuse_get(client, nantong):
     assert client.get(add_url(nantong, "体育")).status_code == 405
 
 
-def test_after_the_deadline_leaders_are_told_and_the_organiser_registers_on_site(client, nantong, organiser):
-    Tournament.objects.filter(pk=nantong.pk).update(registration_deadline=timezone.now() - dt.timedelta(hours=1))
+def test_after_the_deadline_leaders_are_told_and_the_organiser_registers_on_site(
+    client, nantong, organiser
+):
+    Tournament.objects.filter(pk=nantong.pk).update(
+        registration_deadline=timezone.now() - dt.timedelta(hours=1)
+    )
     client.force_login(leader("体育"))
-    page = client.get(reverse("tournaments-unit", args=[nantong.slug, unit(nantong, "体育").pk])).content.decode()
+    page = client.get(
+        reverse("tournaments-unit", args=[nantong.slug, unit(nantong, "体育").pk])
+    ).content.decode()
     assert "报名已截止；如需现场报名请联系组织者。" in page
     response = client.post(add_url(nantong, "体育"), team_post())
     assert response.status_code == 422
@@ -162,7 +181,10 @@ def test_leaders_edit_before_the_draw_and_only_withdraw_after_it(client, nantong
     client.post(add_url(nantong, "体育"), team_post())
     entry = nantong_entries().get()
     edit = reverse("tournaments-entry-edit", args=[nantong.slug, entry.pk])
-    data = {k.removeprefix("guandan-"): v for k, v in team_post(names=["赵一", "钱二", "孙三", "李四", "周五", "郑七"]).items()}
+    data = {
+        k.removeprefix("guandan-"): v
+        for k, v in team_post(names=["赵一", "钱二", "孙三", "李四", "周五", "郑七"]).items()
+    }
     assert client.post(edit, data).status_code == 302
     assert [str(p) for p in entry.pairs.order_by("number")][-1] == "周五、郑七"
     Event.objects.filter(pk=entry.event_id).update(drawn_at=timezone.now())
@@ -171,7 +193,9 @@ def test_leaders_edit_before_the_draw_and_only_withdraw_after_it(client, nantong
     response = client.post(edit, {**data, "p3_2_name": "冯八"})
     assert response.status_code == 422
     assert [str(p) for p in entry.pairs.order_by("number")][-1] == "周五、郑七"
-    response = client.post(reverse("tournaments-withdraw", args=[nantong.slug, entry.pk]), {"reason": "三人出差"})
+    response = client.post(
+        reverse("tournaments-withdraw", args=[nantong.slug, entry.pk]), {"reason": "三人出差"}
+    )
     assert response.status_code == 302
     entry.refresh_from_db()
     assert entry.status == Entry.Status.WITHDRAWN and entry.status_reason == "三人出差"
@@ -239,8 +263,16 @@ def test_the_organiser_edits_the_notice_and_sees_field_errors(client, nantong, o
 
 def test_an_event_slug_that_would_shadow_a_page_is_refused(client, nantong, organiser):
     client.force_login(organiser)
-    response = client.post(reverse("tournaments-event-new", args=[nantong.slug]),
-                           {"name": "管理", "slug": "manage", "discipline": "xiangqi", "pairs_per_team": 3, "order": 1})
+    response = client.post(
+        reverse("tournaments-event-new", args=[nantong.slug]),
+        {
+            "name": "管理",
+            "slug": "manage",
+            "discipline": "xiangqi",
+            "pairs_per_team": 3,
+            "order": 1,
+        },
+    )
     assert response.status_code == 422
     assert "系统保留的标识" in response.content.decode()
 
@@ -255,7 +287,9 @@ def test_the_entries_overview_lists_missing_units_and_flags(client, nantong, org
     assert "教务" in missing  # its joint team has not registered yet
 
 
-def test_the_entries_overview_needs_a_fixed_number_of_queries(client, demo, django_assert_max_num_queries):
+def test_the_entries_overview_needs_a_fixed_number_of_queries(
+    client, demo, django_assert_max_num_queries
+):
     superuser = User.objects.create_superuser(username="root", password="x")
     client.force_login(superuser)
     with django_assert_max_num_queries(14):

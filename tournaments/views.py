@@ -2,6 +2,7 @@ from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from tournaments.access import is_organiser, leader_unit_ids
 from tournaments.models import Entry, Tournament
 from tournaments.notice import notice_blocks
 from tournaments.pdf import pdf_response, render_pdf
@@ -39,7 +40,10 @@ def _notice_context(tournament: Tournament) -> dict:
 
 def tournament_detail(request: HttpRequest, slug: str) -> HttpResponse:
     tournament = get_public_tournament(request, slug)
-    return render(request, "tournaments/detail.html", _notice_context(tournament))
+    context = _notice_context(tournament)
+    context["can_manage"] = is_organiser(request.user, tournament)
+    context["can_register"] = context["can_manage"] or bool(leader_unit_ids(request.user, tournament))
+    return render(request, "tournaments/detail.html", context)
 
 
 def notice_pdf(request: HttpRequest, slug: str) -> HttpResponse:

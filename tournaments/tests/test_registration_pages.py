@@ -295,3 +295,17 @@ def test_the_entries_overview_needs_a_fixed_number_of_queries(
     with django_assert_max_num_queries(14):
         response = client.get(reverse("tournaments-manage-entries", args=["anhui-2021"]))
     assert response.status_code == 200
+
+
+def test_the_notice_page_links_leaders_to_registration_and_organisers_to_management(client, nantong, organiser):
+    url = reverse("tournaments-detail", args=[nantong.slug])
+    register = reverse("tournaments-register", args=[nantong.slug])
+    manage = reverse("tournaments-manage", args=[nantong.slug])
+    html = client.get(url).content.decode()
+    assert register not in html and manage not in html
+    client.force_login(leader("体育"))
+    html = client.get(url).content.decode()
+    assert register in html and manage not in html
+    client.force_login(organiser)
+    html = client.get(url).content.decode()
+    assert register in html and manage in html

@@ -377,7 +377,8 @@ class Entry(models.Model):
     unit = models.ForeignKey(
         Unit, on_delete=models.PROTECT, related_name="entries", verbose_name=_("单位")
     )
-    name = models.CharField(_("名称"), max_length=100)
+    # A pair's name is both players' names; a clash adds the unit: up to ~260 characters.
+    name = models.CharField(_("名称"), max_length=300)
     player = models.ForeignKey(
         Player,
         on_delete=models.PROTECT,

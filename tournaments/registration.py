@@ -139,7 +139,8 @@ def check_entries(
             )
             return problems, checked
 
-    units = {u.name: u for u in tournament.units.prefetch_related("members")}
+    # Keyed by the tidied name: a unit typed into the admin with a full-width space still matches.
+    units = {normalise_name(u.name): u for u in tournament.units.prefetch_related("members")}
     kind = event.entry_kind
 
     def resolve_person(where: str, label: str, person: PersonForm, entry_unit: Unit):
@@ -247,17 +248,19 @@ def check_entries(
                 continue
         checked.append(_Checked(form, unit, pairs, player))
 
-    if problems:
-        return problems, checked
-
+    # The checks across entries run over every form that passed its own checks, so one
+    # submission lists all of its problems at once.
     # Who is in this submission, and where.
     people: Counter = Counter()
-    place: dict[tuple[int, str], str] = {}
+    places: dict[tuple[int, str], list[str]] = {}
     for item in checked:
         persons = [item.player] if item.player else [p for pair in item.pairs for p in pair]
         for unit, name, _gender in persons:
             people[(unit.pk, name)] += 1
-            place.setdefault((unit.pk, name), item.form.where)
+            wheres = places.setdefault((unit.pk, name), [])
+            if item.form.where not in wheres:
+                wheres.append(item.form.where)
+    place = {key: "、".join(w for w in wheres if w) for key, wheres in places.items()}
     for (unit_pk, name), count in people.items():
         if count > 1:
             unit_name = next(u.name for u in units.values() if u.pk == unit_pk)
@@ -281,7 +284,9 @@ def check_entries(
             else [p for pair in entry.pairs.all() for p in (pair.first, pair.second)]
         )
         for person in persons:
-            saved.setdefault((person.unit_id, person.name), []).append(entry.event.slug)
+            saved.setdefault((person.unit_id, normalise_name(person.name)), []).append(
+                entry.event.slug
+            )
     event_names = dict(tournament.events.values_list("slug", "name"))
     for key in people:
         events = saved.get(key, [])
@@ -334,6 +339,16 @@ def _person(tournament: Tournament, person: tuple[Unit, str, str]) -> Player:
     return player
 
 
+def _lock(event_pk: int) -> Event:
+    """Lock the tournament row (PostgreSQL: SELECT … FOR UPDATE) for the rest of the
+    transaction: registrations of one tournament then run one at a time, so two devices
+    cannot both register one person (one event per person spans events) or both create
+    the same new player."""
+    event = Event.objects.select_related("tournament").get(pk=event_pk)
+    Tournament.objects.select_for_update().filter(pk=event.tournament_id).first()
+    return Event.objects.select_related("tournament").get(pk=event_pk)
+
+
 @transaction.atomic
 def register_entries(
     *,
@@ -346,7 +361,7 @@ def register_entries(
 ) -> list[Entry]:
     """Check and save all the entries, or none of them (raises RegistrationError)."""
     # Lock the event row so two leaders registering the same person at once cannot both pass.
-    event = Event.objects.select_for_update().select_related("tournament").get(pk=event.pk)
+    event = _lock(event.pk)
     problems, checked = check_entries(
         event, forms, organiser=organiser, leader_units=leader_units, now=now
     )
@@ -385,7 +400,7 @@ def update_entry(
     *, entry: Entry, form: EntryForm, user=None, organiser: bool, leader_units=None, now=None
 ) -> Entry:
     """Change an entry's players before the draw (same checks as registering it)."""
-    event = Event.objects.select_for_update().select_related("tournament").get(pk=entry.event_id)
+    event = _lock(entry.event_id)
     entry = Entry.objects.select_for_update().get(pk=entry.pk)
     if entry.status != Entry.Status.REGISTERED:
         raise RegistrationError([Problem("", _("已退赛的报名不能修改。"))])

@@ -684,17 +684,6 @@ def _team_forms(event, rows, problems: list[Problem]) -> list[EntryForm]:
 # ---------------------------------------------------------------- importing
 
 
-def _check(event: Event, forms: list[EntryForm]) -> list[Problem]:
-    """Every problem :func:`check_entries` finds. It stops before the duplicate checks (same
-    person twice, already registered, one event per person) when any form has a problem, so
-    the forms that passed are checked again to list those too."""
-    problems, checked = check_entries(event, forms, organiser=True)
-    if problems and checked and len(checked) < len(forms):
-        more, _checked = check_entries(event, [item.form for item in checked], organiser=True)
-        problems = problems + more
-    return problems
-
-
 def _merge(*groups: list[Problem]) -> list[Problem]:
     seen: set[Problem] = set()
     merged = []
@@ -711,7 +700,7 @@ def import_workbook(*, event: Event, data, user=None, dry_run: bool = False) -> 
     whole file is valid."""
     forms, problems = parse_workbook(event, data)
     if forms:
-        problems = _merge(problems, _check(event, forms))
+        problems = _merge(problems, check_entries(event, forms, organiser=True)[0])
     if problems or dry_run:
         return ImportResult(entries=[], forms=forms, problems=problems)
     try:

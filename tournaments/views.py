@@ -42,7 +42,9 @@ def tournament_detail(request: HttpRequest, slug: str) -> HttpResponse:
     tournament = get_public_tournament(request, slug)
     context = _notice_context(tournament)
     context["can_manage"] = is_organiser(request.user, tournament)
-    context["can_register"] = context["can_manage"] or bool(leader_unit_ids(request.user, tournament))
+    context["can_register"] = context["can_manage"] or bool(
+        leader_unit_ids(request.user, tournament)
+    )
     return render(request, "tournaments/detail.html", context)
 
 

@@ -163,7 +163,7 @@ def test_nobody_plays_twice_in_one_event(pairs_event):
 def test_the_same_person_twice_in_one_submission_is_caught(pairs_event):
     forms = [pair(where="第2行"), pair(a="张三", b="钱七", where="第3行")]
     problems = refused(event=pairs_event, forms=forms, organiser=True, now=BEFORE)
-    assert problems == ["第2行：张三（体育）在本次报名中出现了2次，同一项目每人只能报一次。"]
+    assert problems == ["第2行、第3行：张三（体育）在本次报名中出现了2次，同一项目每人只能报一次。"]
 
 
 def test_a_pair_is_two_different_people(pairs_event):
@@ -321,3 +321,25 @@ def test_two_players_with_the_same_name_in_different_units_get_distinct_entries(
 )
 def test_names_are_trimmed_and_full_width_characters_normalised(typed, stored):
     assert normalise_name(typed) == stored
+
+
+def test_problems_across_entries_are_listed_with_the_problems_of_single_rows(chess, pairs_event):
+    register_entries(event=chess, forms=[single(name="张三")], organiser=True, now=BEFORE)
+    forms = [pair(where="第2行"), single(name="", where="第3行")]
+    problems = refused(event=pairs_event, forms=forms[:1], organiser=True, now=BEFORE)
+    assert problems == ["第2行：张三（体育）已报名象棋，每人只能参加一个比赛项目。"]
+    forms = [
+        single(name="", where="第3行"),
+        single(name="王五", where="第4行"),
+        single(name="王五", where="第5行"),
+    ]
+    assert refused(event=chess, forms=forms, organiser=True, now=BEFORE) == [
+        "第3行：选手的姓名为空。",
+        "第4行、第5行：王五（体育）在本次报名中出现了2次，同一项目每人只能报一次。",
+    ]
+
+
+def test_a_unit_saved_with_untidy_spacing_still_matches(chess):
+    Unit.objects.filter(tournament=chess.tournament, name="行政").update(name="行政\u3000")
+    [entry] = register_entries(event=chess, forms=[single(unit="行政")], organiser=True, now=BEFORE)
+    assert entry.unit.name == "行政\u3000"

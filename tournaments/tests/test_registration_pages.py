@@ -297,7 +297,9 @@ def test_the_entries_overview_needs_a_fixed_number_of_queries(
     assert response.status_code == 200
 
 
-def test_the_notice_page_links_leaders_to_registration_and_organisers_to_management(client, nantong, organiser):
+def test_the_notice_page_links_leaders_to_registration_and_organisers_to_management(
+    client, nantong, organiser
+):
     url = reverse("tournaments-detail", args=[nantong.slug])
     register = reverse("tournaments-register", args=[nantong.slug])
     manage = reverse("tournaments-manage", args=[nantong.slug])

@@ -311,3 +311,60 @@ def test_the_notice_page_links_leaders_to_registration_and_organisers_to_managem
     client.force_login(organiser)
     html = client.get(url).content.decode()
     assert register in html and manage in html
+
+
+def _nantong_workbook(rows):
+    import io
+
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.append(["单位", "对序号", "选手一姓名", "选手一性别", "选手一所属单位", "选手二姓名", "选手二性别", "选手二所属单位", "现场报名"])
+    for row in rows:
+        sheet.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    out.seek(0)
+    out.name = "报名表.xlsx"
+    return out
+
+
+def test_the_organiser_imports_an_excel_form_after_a_preview(client, nantong, organiser):
+    client.force_login(organiser)
+    url = reverse("tournaments-import", args=[nantong.slug, "guandan"])
+    bad = _nantong_workbook([["体育", 1, "赵一", "男", "", "钱二", "男", ""], ["体育", 2, "孙三", "女", "", "", "男", ""],
+                             ["无此单位", 1, "甲", "男", "", "乙", "男", ""]])
+    response = client.post(url, {"file": bad})
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "未导入任何报名" in html
+    assert "第2–3行：每队须报3对选手，这里有2对。" in html
+    assert "第4行：单位“无此单位”不在本比赛的单位名单中。" in html
+    assert not nantong_entries().exists()
+
+    rows = [["行政", n, f"行{n}甲", "男", "", f"行{n}乙", "女", ""] for n in (1, 2, 3)]
+    response = client.post(url, {"file": _nantong_workbook(rows)})
+    assert response.status_code == 200
+    assert "检查通过：将导入 1 个报名" in response.content.decode()
+    assert not nantong_entries().exists()  # the preview saves nothing
+    response = client.post(url, {"confirm": "1"})
+    assert response.status_code == 302
+    entry = nantong_entries().get()
+    assert entry.name == "行政"
+    assert [str(p) for p in entry.pairs.order_by("number")] == ["行1甲、行1乙", "行2甲、行2乙", "行3甲、行3乙"]
+    # The stored file is gone: confirming twice imports nothing twice.
+    response = client.post(url, {"confirm": "1"}, follow=True)
+    assert "请先上传并检查报名表。" in response.content.decode()
+    assert nantong_entries().count() == 1
+
+
+def test_the_organiser_downloads_the_template_and_the_export(client, nantong, organiser):
+    client.force_login(organiser)
+    for name in ["tournaments-entries-template", "tournaments-entries-export"]:
+        response = client.get(reverse(name, args=[nantong.slug, "guandan"]))
+        assert response.status_code == 200
+        assert response["Content-Type"] == "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+        assert response.content.startswith(b"PK")
+    client.force_login(leader("体育"))
+    assert client.get(reverse("tournaments-entries-export", args=[nantong.slug, "guandan"])).status_code == 403

@@ -13,7 +13,8 @@ from zoneinfo import ZoneInfo
 
 from django.db import transaction
 
-from tournaments.models import Entry, Event, Official, Pair, Player, Tournament, Unit, Venue
+from tournaments.models import Event, Official, Tournament, Unit, Venue
+from tournaments.registration import EntryForm, PersonForm, register_entries
 
 DATA_DIR = Path(__file__).resolve().parent / "demo_data"
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -278,51 +279,34 @@ def _load(demo: DemoTournament) -> Tournament:
                 order=order,
             ),
         )
+        forms = []
         for unit_name, count in spec.entries:
             unit = units[unit_name]
             # A joint team's players belong to its member units, alternately.
-            player_units = list(unit.members.all()) or [unit]
-            for _ in range(count):
-                _make_entry(event, unit, player_units, names)
+            member_names = [m.name for m in unit.members.all()]
+            forms += [_entry_form(event, unit.name, member_names, names) for _ in range(count)]
+        if not event.entries.exists():
+            # Through the registration service, so the demo obeys the same checks as a
+            # real registration (typed in by the organiser from forms handed in on time).
+            register_entries(event=event, forms=forms, organiser=True)
     return tournament
 
 
-def _player(tournament, unit, names: NameMaker) -> Player:
-    name = names()
-    gender = Player.Gender.FEMALE if names.rng.random() < 0.4 else Player.Gender.MALE
-    player, _ = Player.objects.get_or_create(
-        tournament=tournament, unit=unit, name=name, defaults={"gender": gender}
-    )
-    return player
+def _person(names: NameMaker, unit: str = "") -> PersonForm:
+    gender = "女" if names.rng.random() < 0.4 else "男"
+    return PersonForm(names(), gender, unit)
 
 
-def _make_entry(event: Event, unit: Unit, player_units: list[Unit], names: NameMaker) -> Entry:
-    tournament = event.tournament
-    kind = event.entry_kind
-    if kind == Event.EntryKind.TEAM:
-        pairs = []
-        for number in range(1, event.pairs_per_team + 1):
-            first = _player(tournament, player_units[(2 * number) % len(player_units)], names)
-            second = _player(tournament, player_units[(2 * number + 1) % len(player_units)], names)
-            pairs.append((number, first, second))
-        entry, _ = Entry.objects.get_or_create(event=event, name=unit.name, defaults={"unit": unit})
-        for number, first, second in pairs:
-            Pair.objects.update_or_create(
-                entry=entry, number=number, defaults={"first": first, "second": second}
-            )
-        return entry
-    if kind == Event.EntryKind.PAIR:
-        first = _player(tournament, unit, names)
-        second = _player(tournament, unit, names)
-        entry, _ = Entry.objects.get_or_create(
-            event=event, name=f"{first.name}/{second.name}", defaults={"unit": unit}
+def _entry_form(event: Event, unit: str, members: list[str], names: NameMaker) -> EntryForm:
+    if event.entry_kind == Event.EntryKind.SINGLE:
+        return EntryForm(unit=unit, player=_person(names), on_site=False)
+    count = event.pairs_per_team if event.entry_kind == Event.EntryKind.TEAM else 1
+    seat_units = members or [""]
+    pairs = [
+        (
+            _person(names, seat_units[(2 * n) % len(seat_units)]),
+            _person(names, seat_units[(2 * n + 1) % len(seat_units)]),
         )
-        Pair.objects.update_or_create(
-            entry=entry, number=1, defaults={"first": first, "second": second}
-        )
-        return entry
-    player = _player(tournament, unit, names)
-    entry, _ = Entry.objects.get_or_create(
-        event=event, name=player.name, defaults={"unit": unit, "player": player}
-    )
-    return entry
+        for n in range(count)
+    ]
+    return EntryForm(unit=unit, pairs=pairs, on_site=False)

@@ -17,3 +17,10 @@ class ChineseFirstLocaleMiddleware(LocaleMiddleware):
         language = chosen if chosen in supported else settings.LANGUAGE_CODE
         translation.activate(language)
         request.LANGUAGE_CODE = translation.get_language()
+
+    def process_response(self, request, response):
+        response = super().process_response(request, response)
+        # Leave the thread as we found it: code that runs after this request in the same
+        # thread (a test, a management command) should not inherit the visitor's language.
+        translation.deactivate()
+        return response

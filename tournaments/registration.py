@@ -230,8 +230,16 @@ def check_entries(
             ok = True
             for number, (first, second) in enumerate(form.pairs, start=1):
                 label = _("第%(n)s对") % {"n": number} if kind == Event.EntryKind.TEAM else ""
-                a = resolve_person(where, label + _("选手一"), first, unit)
-                b = resolve_person(where, label + _("选手二"), second, unit)
+
+                def seat_label(number, seat):
+                    # The same words as the Excel headers (选手一姓名 …).
+                    if kind == Event.EntryKind.TEAM:
+                        text = _("第%(n)s对选手一") if seat == 1 else _("第%(n)s对选手二")
+                        return text % {"n": number}
+                    return _("选手一") if seat == 1 else _("选手二")
+
+                a = resolve_person(where, seat_label(number, 1), first, unit)
+                b = resolve_person(where, seat_label(number, 2), second, unit)
                 if a is None or b is None:
                     ok = False
                     continue

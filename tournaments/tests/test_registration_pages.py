@@ -320,7 +320,19 @@ def _nantong_workbook(rows):
 
     book = Workbook()
     sheet = book.active
-    sheet.append(["单位", "对序号", "选手一姓名", "选手一性别", "选手一所属单位", "选手二姓名", "选手二性别", "选手二所属单位", "现场报名"])
+    sheet.append(
+        [
+            "单位",
+            "对序号",
+            "选手一姓名",
+            "选手一性别",
+            "选手一所属单位",
+            "选手二姓名",
+            "选手二性别",
+            "选手二所属单位",
+            "现场报名",
+        ]
+    )
     for row in rows:
         sheet.append(row)
     out = io.BytesIO()
@@ -333,8 +345,13 @@ def _nantong_workbook(rows):
 def test_the_organiser_imports_an_excel_form_after_a_preview(client, nantong, organiser):
     client.force_login(organiser)
     url = reverse("tournaments-import", args=[nantong.slug, "guandan"])
-    bad = _nantong_workbook([["体育", 1, "赵一", "男", "", "钱二", "男", ""], ["体育", 2, "孙三", "女", "", "", "男", ""],
-                             ["无此单位", 1, "甲", "男", "", "乙", "男", ""]])
+    bad = _nantong_workbook(
+        [
+            ["体育", 1, "赵一", "男", "", "钱二", "男", ""],
+            ["体育", 2, "孙三", "女", "", "", "男", ""],
+            ["无此单位", 1, "甲", "男", "", "乙", "男", ""],
+        ]
+    )
     response = client.post(url, {"file": bad})
     assert response.status_code == 422
     html = response.content.decode()
@@ -352,7 +369,11 @@ def test_the_organiser_imports_an_excel_form_after_a_preview(client, nantong, or
     assert response.status_code == 302
     entry = nantong_entries().get()
     assert entry.name == "行政"
-    assert [str(p) for p in entry.pairs.order_by("number")] == ["行1甲、行1乙", "行2甲、行2乙", "行3甲、行3乙"]
+    assert [str(p) for p in entry.pairs.order_by("number")] == [
+        "行1甲、行1乙",
+        "行2甲、行2乙",
+        "行3甲、行3乙",
+    ]
     # The stored file is gone: confirming twice imports nothing twice.
     response = client.post(url, {"confirm": "1"}, follow=True)
     assert "请先上传并检查报名表。" in response.content.decode()
@@ -364,7 +385,27 @@ def test_the_organiser_downloads_the_template_and_the_export(client, nantong, or
     for name in ["tournaments-entries-template", "tournaments-entries-export"]:
         response = client.get(reverse(name, args=[nantong.slug, "guandan"]))
         assert response.status_code == 200
-        assert response["Content-Type"] == "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+        assert (
+            response["Content-Type"]
+            == "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+        )
         assert response.content.startswith(b"PK")
     client.force_login(leader("体育"))
-    assert client.get(reverse("tournaments-entries-export", args=[nantong.slug, "guandan"])).status_code == 403
+    assert (
+        client.get(
+            reverse("tournaments-entries-export", args=[nantong.slug, "guandan"])
+        ).status_code
+        == 403
+    )
+
+
+def test_a_leader_who_chose_english_gets_english_messages(client, nantong):
+    client.force_login(leader("体育"))
+    client.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    names = ["赵一", "钱二", "孙三", "李四", "周五", ""]
+    response = client.post(
+        add_url(nantong, "体育"), team_post(names=names), headers={"HX-Request": "true"}
+    )
+    html = response.content.decode()
+    assert "Pair 3, second player: the name is empty." in html
+    assert ">Register</button>" in html

@@ -234,12 +234,16 @@ def test_two_entries_of_one_unit_are_in_opposite_halves():
 
 
 def _clash_is_unavoidable(slots, seeded, units, unit):
-    """With these seeds fixed, can no draw keep this unit's entries apart in round 1?"""
+    """With these seeds (and so these byes) fixed, does every draw pit two of ``unit`` together?
+
+    Only matches with an unseeded place can take the unit's unseeded entries; they must all
+    go to different such matches, alongside any seeded entry of the unit already there.
+    """
     size = len(slots)
     open_matches = [
         home
         for home in range(0, size, 2)
-        if not (slots[home] in seeded and slots[home + 1] in seeded)
+        if any(e is not None and e not in seeded for e in slots[home : home + 2])
     ]
     need = sum(
         1

@@ -228,6 +228,9 @@ class Event(models.Model):
     drawn_at = models.DateTimeField(
         _("抽签时间"), null=True, blank=True, help_text=_("抽签后配对选手不得重组，只能退赛")
     )
+    # Grows with every change to the draw or a result: live pages and bracket.json use it
+    # to tell whether anything changed since a phone last asked.
+    version = models.PositiveBigIntegerField(_("版本"), default=0)
 
     class Meta:
         ordering = ["order", "id"]
@@ -260,6 +263,11 @@ class Event(models.Model):
             raise ValidationError(
                 {"ruleset_config": _("自定义规则参数有误：%(error)s") % {"error": exc}}
             ) from None
+
+    def bump_version(self) -> None:
+        """Record that the bracket changed (an UPDATE … SET version = version + 1)."""
+        Event.objects.filter(pk=self.pk).update(version=models.F("version") + 1)
+        self.refresh_from_db(fields=["version"])
 
     @property
     def entries_locked(self) -> bool:

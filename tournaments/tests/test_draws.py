@@ -87,6 +87,7 @@ def test_a_knockout_of_11_has_byes_only_in_round_1_and_they_move_on_at_once(make
     assert all(m.home_id and m.away_id for m in first if m.status == Match.Status.PENDING)
     names = [r.name for r in event.stages.get().rounds.all()]
     assert names == ["1/8决赛", "1/4决赛", "半决赛", "决赛"]
+    event.refresh_from_db()
     assert event.entries_locked
 
 

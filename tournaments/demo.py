@@ -13,7 +13,8 @@ from zoneinfo import ZoneInfo
 
 from django.db import transaction
 
-from tournaments.models import Event, Official, Tournament, Unit, Venue
+from tournaments import draws
+from tournaments.models import Draw, Event, Official, Tournament, Unit, Venue
 from tournaments.registration import EntryForm, PersonForm, register_entries
 
 DATA_DIR = Path(__file__).resolve().parent / "demo_data"
@@ -60,6 +61,9 @@ class DemoEvent:
     rules_summary: str = ""
     # (unit name, number of entries); a team entry is the unit itself.
     entries: list[tuple[str, int]] = field(default_factory=list)
+    # "physical": lots 1, 2, 3 … in the order of ``entries`` (the notice's own draw);
+    # an int: a random draw with that seed, so the demo is the same on every machine.
+    draw: str | int | None = None
 
 
 @dataclass
@@ -94,7 +98,7 @@ DEMOS = [
             leaders_meeting_at=_at(2014, 5, 16, 16, 50),
             leaders_meeting_place="科学楼底楼会议室",
             one_event_per_person=False,
-            status=Tournament.Status.REGISTRATION_CLOSED,
+            status=Tournament.Status.DRAWN,
         ),
         venues=["本校教工活动中心"],
         officials=[],
@@ -124,6 +128,8 @@ DEMOS = [
                 rules_summary="以工会小组为单位，每队三对选手同时出场，获得两组或三组胜利的工会小组为胜方；"
                 "每场1小时，到时按级数判定，同级以该副牌上游方为胜；迟到十分钟以上者判负。",
                 entries=[(team, 1) for team in NANTONG_TEAMS],
+                # 附：分组结果及赛程安排 — A组 体育——行政, B组 教务物理联队——生物数学联队 …
+                draw="physical",
             )
         ],
     ),
@@ -144,7 +150,7 @@ DEMOS = [
             leaders_meeting_at=None,
             leaders_meeting_place="",
             one_event_per_person=True,
-            status=Tournament.Status.REGISTRATION_CLOSED,
+            status=Tournament.Status.DRAWN,
         ),
         venues=["轻纺楼四楼会议室", "轻纺楼3A09", "轻纺楼一楼"],
         officials=[
@@ -172,6 +178,7 @@ DEMOS = [
                 venue="轻纺楼四楼会议室",
                 ruleset="anhui2021",
                 advance_registration_required=True,
+                draw=202101271,
                 rules_summary="每二人一组，抽签分组进行淘汰赛；按1、3、5级方式升级，A必打，三次打A不过退回2；"
                 "三局两胜，每场两个半小时，到时鸣哨进入“突然死亡法”。牌类比赛需提前报名，现场报名只获参与奖。",
                 entries=[
@@ -190,6 +197,7 @@ DEMOS = [
                 name="象棋",
                 discipline=Event.Discipline.XIANGQI,
                 venue="轻纺楼3A09",
+                draw=202101272,
                 rules_summary="三局二胜制，前二盘每人先手一次，第三盘猜先手，若第三盘和棋则后手赢；个人抽签淘汰赛。",
                 entries=[
                     ("农学系", 2),
@@ -205,6 +213,7 @@ DEMOS = [
                 name="羽毛球",
                 discipline=Event.Discipline.BADMINTON,
                 venue="轻纺楼一楼",
+                draw=202101273,
                 rules_summary="三局二胜制，每局21分，每球得分制；个人抽签淘汰赛。",
                 entries=[
                     ("农学系", 1),
@@ -221,6 +230,7 @@ DEMOS = [
                 name="乒乓球",
                 discipline=Event.Discipline.TABLE_TENNIS,
                 venue="轻纺楼一楼",
+                draw=202101274,
                 rules_summary="个人抽签淘汰赛。",
                 entries=[
                     ("植物保护系", 2),
@@ -243,7 +253,9 @@ def load_demo() -> list[Tournament]:
 
 @transaction.atomic
 def _load(demo: DemoTournament) -> Tournament:
-    tournament, _ = Tournament.objects.update_or_create(slug=demo.slug, defaults=demo.fields)
+    # Registration comes before the draw: the final status is set once both are done.
+    fields = {**demo.fields, "status": Tournament.Status.REGISTRATION_CLOSED}
+    tournament, created = Tournament.objects.get_or_create(slug=demo.slug, defaults=fields)
     venues = {}
     for order, name in enumerate(demo.venues):
         venues[name], _ = Venue.objects.update_or_create(
@@ -289,7 +301,21 @@ def _load(demo: DemoTournament) -> Tournament:
             # Through the registration service, so the demo obeys the same checks as a
             # real registration (typed in by the organiser from forms handed in on time).
             register_entries(event=event, forms=forms, organiser=True)
+        if spec.draw is not None and draws.current_draw(event) is None:
+            _draw(event, spec)
+    if created:
+        Tournament.objects.filter(pk=tournament.pk).update(status=demo.fields["status"])
+        tournament.refresh_from_db()
     return tournament
+
+
+def _draw(event: Event, spec: DemoEvent) -> None:
+    if spec.draw == "physical":
+        entries = list(event.entries.order_by("pk"))
+        lots = {entry.pk: number for number, entry in enumerate(entries, start=1)}
+        draws.draw_event(event=event, method=Draw.Method.PHYSICAL, lots=lots)
+    else:
+        draws.draw_event(event=event, seed=spec.draw)
 
 
 def _person(names: NameMaker, unit: str = "") -> PersonForm:

@@ -625,3 +625,41 @@ def placings(event: Event, matches: list[Match] | None = None) -> list[tuple[int
             return []
         return [(row["rank"], entries[row["entry"]]) for row in swiss_standings(last, matches)[:4]]
     return []
+
+
+# --------------------------------------------------------------------------- schedule
+
+
+@transaction.atomic
+def auto_schedule(*, event: Event, start, round_minutes: int, venue=None) -> None:
+    """Give each round a start time and each match a venue and its first table.
+
+    A guandan team tie takes ``pairs_per_team`` tables side by side (three tables: 1–3,
+    4–6 …). When the venue has fewer tables than a round needs, the round is played in
+    waves, one match length apart; the next round starts after the last wave.
+    """
+    import datetime as dt
+
+    draw = current_draw(event)
+    if draw is None:
+        raise DrawError("not_drawn", _("本项目还没有抽签。"))
+    per_match = event.pairs_per_team if event.entry_kind == Event.EntryKind.TEAM else 1
+    capacity = (
+        (venue.tables // per_match) if venue is not None and venue.tables >= per_match else None
+    )
+    at = start
+    for rnd in Round.objects.filter(stage__draw=draw).order_by("stage__order", "number"):
+        playable = [
+            m for m in rnd.matches.order_by("group", "index") if m.status != Match.Status.BYE
+        ]
+        rnd.starts_at = at
+        rnd.save(update_fields=["starts_at"])
+        for i, match in enumerate(playable):
+            wave, place = divmod(i, capacity) if capacity else (0, i)
+            match.scheduled_at = at + dt.timedelta(minutes=wave * round_minutes)
+            match.venue = venue
+            match.first_table = place * per_match + 1
+            match.save(update_fields=["scheduled_at", "venue", "first_table"])
+        waves = -(-len(playable) // capacity) if capacity and playable else 1
+        at += dt.timedelta(minutes=waves * round_minutes)
+    event.bump_version()

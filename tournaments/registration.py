@@ -454,4 +454,9 @@ def withdraw_entry(*, entry: Entry, reason: str, user=None) -> Entry:
     entry.status = Entry.Status.WITHDRAWN
     entry.status_reason = reason[:200]
     entry.save(update_fields=["status", "status_reason"])
+    if entry.event.drawn_at is not None:
+        # After the draw a withdrawal is a walkover for every opponent still to come.
+        from tournaments.draws import entry_out
+
+        entry_out(entry=entry, status=Entry.Status.WITHDRAWN, reason=entry.status_reason)
     return entry

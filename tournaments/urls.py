@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournaments import views, views_manage, views_register
+from tournaments import views, views_bracket, views_manage, views_register
 
 urlpatterns = [
     path("", views.tournament_list, name="tournaments-list"),
@@ -63,5 +63,37 @@ urlpatterns = [
         "t/<slug:slug>/<slug:event_slug>/entries/import/",
         views_manage.entries_import,
         name="tournaments-import",
+    ),
+    # The draw, the live bracket and its JSON.
+    path("t/<slug:slug>/<slug:event_slug>/draw/", views_bracket.draw_page, name="tournaments-draw"),
+    path(
+        "t/<slug:slug>/<slug:event_slug>/draw/undo/",
+        views_bracket.undo_draw,
+        name="tournaments-draw-undo",
+    ),
+    path(
+        "t/<slug:slug>/<slug:event_slug>/schedule/",
+        views_bracket.schedule_page,
+        name="tournaments-schedule",
+    ),
+    path(
+        "t/<slug:slug>/<slug:event_slug>/bracket/",
+        views_bracket.bracket_page,
+        name="tournaments-bracket",
+    ),
+    path(
+        "t/<slug:slug>/<slug:event_slug>/bracket.json",
+        views_bracket.bracket_json_view,
+        name="tournaments-bracket-json",
+    ),
+    path(
+        "t/<slug:slug>/<slug:event_slug>/matches/<int:match_id>/",
+        views_bracket.match_page,
+        name="tournaments-match",
+    ),
+    path(
+        "t/<slug:slug>/<slug:event_slug>/matches/<int:match_id>.json",
+        views_bracket.match_json_view,
+        name="tournaments-match-json",
     ),
 ]

@@ -260,22 +260,41 @@ def _clash_is_unavoidable(slots, seeded, units, unit):
     return need > len(open_matches) or seeded_clash
 
 
-@settings(max_examples=150, deadline=None)
+def _assert_no_avoidable_clash(slots, seeds, units):
+    for home in range(0, len(slots), 2):
+        a, b = slots[home], slots[home + 1]
+        same_unit = a is not None and b is not None and units.get(a) == units.get(b)
+        if same_unit and units.get(a) is not None:
+            assert _clash_is_unavoidable(slots, seeds, units, units[a])
+
+
+@settings(max_examples=200, deadline=None)
 @given(
-    unit_of=st.lists(st.one_of(st.none(), st.integers(0, 6)), min_size=2, max_size=120),
+    n=st.integers(2, 64),
+    unit_count=st.integers(1, 5),
     seed_count=st.integers(0, 12),
     rng_seed=st.integers(0, 2**32),
 )
-def test_same_unit_entries_never_meet_in_round_one_when_avoidable(unit_of, seed_count, rng_seed):
-    entries = list(range(len(unit_of)))
-    units = {e: u for e, u in zip(entries, unit_of, strict=True) if u is not None}
-    seeds = {e: e + 1 for e in entries[: min(seed_count, len(entries))]}
-    slots = draw_knockout(entries, seeds=seeds, units=units, rng=random.Random(rng_seed))
-    for home in range(0, len(slots), 2):
-        a, b = slots[home], slots[home + 1]
-        clash = a is not None and b is not None and units.get(a) is not None
-        if clash and units.get(a) == units.get(b):
-            assert _clash_is_unavoidable(slots, seeds, units, units[a])
+def test_same_unit_entries_never_meet_in_round_one_when_avoidable(
+    n, unit_count, seed_count, rng_seed
+):
+    rng = random.Random(rng_seed)
+    entries = list(range(n))
+    units = {e: u for e in entries if (u := rng.choice([None, *range(unit_count)])) is not None}
+    seeds = {e: e + 1 for e in entries[: min(seed_count, n)]}
+    slots = draw_knockout(entries, seeds=seeds, units=units, rng=rng)
+    _assert_no_avoidable_clash(slots, seeds, units)
+
+
+def test_the_last_pass_moves_a_team_mate_the_seeds_left_facing_each_other():
+    # Found by search: the seeds leave the halves unequal, and balancing alone left 6 and 9
+    # (both of unit 0) together in round 1.
+    unit_of = [None] * 6 + [0, None, None, 0, 0, 0, 0, 0, 0]
+    units = {e: u for e, u in enumerate(unit_of) if u is not None}
+    seeds = {e: e + 1 for e in range(5)}
+    for s in range(40):
+        slots = draw_knockout(list(range(15)), seeds=seeds, units=units, rng=random.Random(s))
+        _assert_no_avoidable_clash(slots, seeds, units)
 
 
 @settings(max_examples=60, deadline=None)

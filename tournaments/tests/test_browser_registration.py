@@ -10,10 +10,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def tiyu_leader(db):
     from tournaments.demo import load_demo
+    from tournaments.draws import undo_draw
     from tournaments.models import Entry, Tournament
 
     load_demo()
     t = Tournament.objects.get(slug="nantong-2014")
+    undo_draw(event=t.events.get(slug="guandan"))
     Entry.objects.filter(event__tournament=t, unit__name="体育").delete()
     Tournament.objects.filter(pk=t.pk).update(
         status=Tournament.Status.REGISTRATION_OPEN,

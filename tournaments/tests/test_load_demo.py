@@ -2,9 +2,22 @@ from io import StringIO
 
 from django.core.management import call_command
 
-from tournaments.models import Entry, Event, Official, Pair, Player, Tournament, Unit, Venue
+from tournaments.models import (
+    Draw,
+    Entry,
+    Event,
+    Match,
+    Official,
+    Pair,
+    Player,
+    Round,
+    Stage,
+    Tournament,
+    Unit,
+    Venue,
+)
 
-MODELS = [Tournament, Venue, Official, Event, Unit, Player, Entry, Pair]
+MODELS = [Tournament, Venue, Official, Event, Unit, Player, Entry, Pair, Draw, Stage, Round, Match]
 
 
 def _counts():
@@ -68,3 +81,24 @@ def test_anhui_has_four_events_and_each_person_enters_one_only(demo):
     assert (
         Official.objects.get(tournament=tournament, role=Official.Role.CHIEF_REFEREE).name == "肖慧"
     )
+
+
+def test_nantong_has_the_notices_own_draw_and_anhui_random_draws(demo):
+    from tournaments.models import Draw, Match
+
+    event = Event.objects.get(tournament__slug="nantong-2014", slug="guandan")
+    draw = Draw.objects.get(event=event)
+    assert draw.method == Draw.Method.PHYSICAL
+    first = Match.objects.filter(round__stage__event=event, round__number=1).order_by("index")
+    assert [f"{m.home.name}——{m.away.name}" for m in first] == [
+        "体育——行政",
+        "教务物理联队——生物数学联队",
+        "历史——实验技术",
+        "后勤——政治",
+    ]
+    names = list(event.stages.get().rounds.values_list("name", flat=True))
+    assert names == ["1/4决赛", "半决赛", "决赛"]
+    assert Match.objects.filter(round__stage__event=event, is_third_place=True).count() == 1
+    for event in Event.objects.filter(tournament__slug="anhui-2021"):
+        draw = Draw.objects.get(event=event)
+        assert draw.method == Draw.Method.RANDOM and draw.seed is not None

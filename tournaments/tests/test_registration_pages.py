@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
+from tournaments.draws import undo_draw
 from tournaments.models import Entry, Event, Official, Player, Tournament, Unit
 
 User = get_user_model()
@@ -16,6 +17,7 @@ User = get_user_model()
 def nantong(demo):
     """The Nantong cup reopened for registration, with no teams yet and leaders for 体育 and 行政."""
     t = demo["nantong-2014"]
+    undo_draw(event=t.events.get(slug="guandan"))
     Entry.objects.filter(event__tournament=t).delete()
     Tournament.objects.filter(pk=t.pk).update(
         status=Tournament.Status.REGISTRATION_OPEN,

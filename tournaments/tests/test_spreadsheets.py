@@ -93,6 +93,21 @@ def snapshot(event: Event) -> list[tuple]:
     return rows
 
 
+@pytest.fixture
+def demo(demo):
+    """The demo tournaments as they were before the draw: entries can still be added."""
+    from tournaments.draws import undo_draw
+
+    for tournament in demo.values():
+        for event in tournament.events.all():
+            undo_draw(event=event)
+        Tournament.objects.filter(pk=tournament.pk).update(
+            status=Tournament.Status.REGISTRATION_CLOSED
+        )
+        tournament.refresh_from_db()
+    return demo
+
+
 def copy_tournament(source: Tournament, make_tournament, slug: str) -> Tournament:
     """A new tournament with the same units (joint teams too) and empty copies of the
     events, so an import there meets no saved entries."""
@@ -101,7 +116,7 @@ def copy_tournament(source: Tournament, make_tournament, slug: str) -> Tournamen
         name=source.name,
         one_event_per_person=source.one_event_per_person,
         registration_deadline=source.registration_deadline,
-        status=source.status,
+        status=Tournament.Status.REGISTRATION_CLOSED,  # a fresh copy, not yet drawn
     )
     units = {}
     for unit in source.units.order_by("id"):

@@ -170,7 +170,7 @@ def draw_event(
     draw.save(update_fields=["slots"])
     event.drawn_at = timezone.now()
     event.save(update_fields=["drawn_at"])
-    _settle(ctx.created)
+    # Only registered entries were drawn and byes are already placed: nothing to settle.
     event.bump_version()
     return draw
 
@@ -220,10 +220,11 @@ def _create_knockout(
             match.status = Match.Status.BYE
             match.winner = HOME if pm.home is not None else AWAY
             match.result_note = _("轮空")
-        match.save()
         made[(pm.round, pm.index)] = match
-        ctx.created.append(match)
-    # Wire each match to where its winner and loser go.
+    # Two statements for the whole bracket, however large: insert, then wire each match to
+    # where its winner and loser go.
+    Match.objects.bulk_create(made.values())
+    wired = set()
     for pm in plan.matches:
         for side, source in ((HOME, pm.home), (AWAY, pm.away)):
             if isinstance(source, Feeder):
@@ -233,9 +234,11 @@ def _create_knockout(
                     feeder.winner_to, feeder.winner_to_side = target, side
                 else:
                     feeder.loser_to, feeder.loser_to_side = target, side
-                feeder.save(
-                    update_fields=["winner_to", "winner_to_side", "loser_to", "loser_to_side"]
-                )
+                wired.add(feeder)
+    Match.objects.bulk_update(
+        wired, ["winner_to", "winner_to_side", "loser_to", "loser_to_side"], batch_size=500
+    )
+    ctx.created += made.values()
     return stage
 
 

@@ -1,0 +1,37 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from tournaments import draws, synthetic
+from tournaments.brackets import DrawError
+
+
+class Command(BaseCommand):
+    help = (
+        "Create an event of N synthetic guandan teams (and the tournament if needed), draw it, "
+        "and with --play play every match to the end through the result services."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("tournament")
+        parser.add_argument("event")
+        parser.add_argument("--entries", type=int, required=True)
+        parser.add_argument("--format", choices=["knockout", "groups", "swiss"], default="knockout")
+        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--play", action="store_true")
+
+    def handle(self, *args, tournament, event, entries, format, seed, play, **options):
+        if entries < 2:
+            raise CommandError("--entries must be at least 2")
+        try:
+            made = synthetic.create_event(
+                tournament_slug=tournament, event_slug=event, entries=entries, seed=seed
+            )
+            draw = draws.draw_event(event=made, plan=synthetic.plan_for(format, entries), seed=seed)
+        except (ValueError, DrawError) as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(
+            f"{tournament}/{event}: {entries} entries drawn ({format}, seed {draw.seed})"
+        )
+        if play:
+            played = synthetic.play_event(made, seed=seed)
+            places = ", ".join(f"{rank}. {entry.name}" for rank, entry in draws.placings(made))
+            self.stdout.write(f"played {played} matches; placings: {places or '—'}")

@@ -1,6 +1,5 @@
 """The live bracket, bracket.json and matches/ID.json; the organiser's draw and schedule pages."""
 
-import json
 from io import StringIO
 
 import pytest

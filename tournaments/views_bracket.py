@@ -16,6 +16,7 @@ from tournaments import draws
 from tournaments.access import get_event, is_organiser, organiser_required
 from tournaments.bracket_data import bracket_json, load_bracket, match_json
 from tournaments.brackets import DrawError
+from tournaments.drawsheet import draw_sheet
 from tournaments.models import Draw, Event, Match, Round, Tournament
 from tournaments.views import get_public_tournament
 
@@ -34,6 +35,7 @@ def bracket_page(request: HttpRequest, slug: str, event_slug: str) -> HttpRespon
         "tournament": event.tournament,
         "event": event,
         "bracket": bracket,
+        "sheet": draw_sheet(bracket),
         "poll_seconds": POLL_SECONDS,
         "can_manage": is_organiser(request.user, event.tournament),
     }

@@ -38,6 +38,29 @@ def test_the_nantong_bracket_shows_the_notices_draw_and_the_third_place_match(cl
     assert 'hx-trigger="every 5s"' in html
 
 
+def test_the_nantong_draw_is_shown_as_the_notice_publishes_it(client, demo):
+    import re
+
+    html = client.get(bracket_url()).content.decode()
+    sheet = html.split('class="panel draw-sheet"')[1].split("</details>")[0]
+    text = re.sub(r"<[^>]+>", "", sheet)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    expected = [
+        "第一阶段：（8进4）",
+        "A组：体育——行政",
+        "B组：教务物理联队——生物数学联队",
+        "C组：历史——实验技术",
+        "D组：后勤——政治",
+        "第二阶段：（4进2）",
+        "A1——B1",
+        "C1——D1",
+        "第三阶段：（决赛）",
+        "冠军争夺战：A1、B1胜出队——C1、D1胜出队",
+        "季军争夺战：A1、B1负队——C1、D1负队",
+    ]
+    assert [line for line in lines if line in expected] == expected
+
+
 def test_the_bracket_refreshes_itself_with_a_fragment(client, demo):
     response = client.get(bracket_url(), headers={"HX-Request": "true"})
     html = response.content.decode()

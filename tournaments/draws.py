@@ -221,10 +221,9 @@ def _create_knockout(
             match.winner = HOME if pm.home is not None else AWAY
             match.result_note = _("轮空")
         made[(pm.round, pm.index)] = match
-    # Two statements for the whole bracket, however large: insert, then wire each match to
-    # where its winner and loser go.
-    Match.objects.bulk_create(made.values())
-    wired = set()
+    # Wire each match to where its winner and loser go, then insert round by round from the
+    # final backwards, so every target row exists before the rows that point to it: one
+    # INSERT per round, however large the bracket.
     for pm in plan.matches:
         for side, source in ((HOME, pm.home), (AWAY, pm.away)):
             if isinstance(source, Feeder):
@@ -234,10 +233,10 @@ def _create_knockout(
                     feeder.winner_to, feeder.winner_to_side = target, side
                 else:
                     feeder.loser_to, feeder.loser_to_side = target, side
-                wired.add(feeder)
-    Match.objects.bulk_update(
-        wired, ["winner_to", "winner_to_side", "loser_to", "loser_to_side"], batch_size=500
-    )
+    for number in range(plan.rounds, 0, -1):
+        Match.objects.bulk_create(
+            [m for (r, _i), m in made.items() if r == number], batch_size=1000
+        )
     ctx.created += made.values()
     return stage
 

@@ -3,7 +3,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from tournaments.access import is_organiser, leader_unit_ids
-from tournaments.models import Entry, Tournament
+from tournaments.models import Entry, Round, Tournament
 from tournaments.notice import notice_blocks
 from tournaments.pdf import pdf_response, render_pdf
 
@@ -25,7 +25,9 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
 
 def _notice_context(tournament: Tournament) -> dict:
     events = tournament.events.select_related("venue").annotate(
-        entry_count=Count("entries", filter=Q(entries__status=Entry.Status.REGISTERED))
+        entry_count=Count(
+            "entries", filter=Q(entries__status=Entry.Status.REGISTERED), distinct=True
+        ),
     )
     return {
         "tournament": tournament,
@@ -34,8 +36,26 @@ def _notice_context(tournament: Tournament) -> dict:
         "events": events,
         "venues": tournament.venues.all(),
         "officials": tournament.officials.all(),
-        "schedule": tournament.schedule(),
+        "schedule": _schedule(tournament),
     }
+
+
+def _schedule(tournament: Tournament) -> list[dict]:
+    """The notice's dates, then each drawn round's start time."""
+    items = tournament.schedule()
+    rounds = (
+        Round.objects.filter(
+            stage__event__tournament=tournament, stage__draw__undone_at__isnull=True
+        )
+        .exclude(starts_at=None)
+        .select_related("stage__event")
+        .order_by("starts_at")
+    )
+    for rnd in rounds:
+        items.append(
+            {"at": rnd.starts_at, "what": f"{rnd.stage.event.name} · {rnd.name}", "where": ""}
+        )
+    return sorted(items, key=lambda item: item["at"])
 
 
 def tournament_detail(request: HttpRequest, slug: str) -> HttpResponse:

@@ -247,3 +247,16 @@ def test_generate_event_draws_and_plays_to_the_end(db):
     assert "placings: 1." in out.getvalue()
     assert all(m.is_decided for m in Match.objects.filter(round__stage__event=event))
     assert Entry.objects.filter(event=event).count() == 6
+
+
+def test_the_tournament_page_links_to_brackets_and_lists_round_times(client, demo, organiser):
+    client.force_login(organiser)
+    client.post(
+        reverse("tournaments-schedule", args=["nantong-2014", "guandan"]),
+        {"auto": "1", "start": "2014-05-24T14:00", "minutes": "75"},
+    )
+    client.logout()
+    html = client.get(reverse("tournaments-detail", args=["nantong-2014"])).content.decode()
+    assert reverse("tournaments-bracket", args=["nantong-2014", "guandan"]) in html
+    assert "掼蛋团体赛 · 1/4决赛" in html and "5月24日 14:00" in html
+    assert "掼蛋团体赛 · 半决赛" in html

@@ -132,7 +132,7 @@ def test_unknown_events_and_matches_are_404(client, demo):
     assert client.get(url).status_code == 404
 
 
-@pytest.mark.parametrize("entries", [8, 256])
+@pytest.mark.parametrize("entries", [8, 256, 300])
 def test_the_bracket_page_and_json_need_a_fixed_number_of_queries(
     client, db, entries, django_assert_max_num_queries
 ):

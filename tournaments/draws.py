@@ -171,6 +171,7 @@ def draw_event(
     event.drawn_at = timezone.now()
     event.save(update_fields=["drawn_at"])
     # Only registered entries were drawn and byes are already placed: nothing to settle.
+    _tables_for(Match.objects.filter(round__stage__draw=draw).select_related("round__stage__event"))
     event.bump_version()
     return draw
 
@@ -385,6 +386,40 @@ def record_result(
 
 
 @transaction.atomic
+def correct_result(*, match: Match, winner: str, home_score: int, away_score: int, note: str = "",
+                   user=None) -> Match:
+    """A confirmed result corrected by the chief referee. The bracket is re-derived: the right
+    entries move into the next matches; a next match that was already played keeps its
+    record and is flagged for the chief referee (needs_review)."""
+    match = Match.objects.select_for_update().select_related("round__stage__event").get(pk=match.pk)
+    changed = match.winner != (winner or "")
+    match.home_score, match.away_score = home_score, away_score
+    match.winner = winner or ""
+    match.status = Match.Status.FINISHED
+    match.result_note = note[:200]
+    match.save()
+    if changed:
+        for target_id, side, entry in ((match.winner_to_id, match.winner_to_side, match.winner_entry),
+                                       (match.loser_to_id, match.loser_to_side, match.loser_entry)):
+            if not target_id:
+                continue
+            target = Match.objects.select_for_update().get(pk=target_id)
+            if target.is_decided or target.status == Match.Status.IN_PROGRESS:
+                target.needs_review = True
+                target.review_note = _("上一场（%(m)s）的结果已更正，本场对阵应为%(e)s；请裁判长复核。") % {
+                    "m": str(match), "e": entry.name if entry else "—"}
+                target.save(update_fields=["needs_review", "review_note"])
+                continue
+            setattr(target, side, entry)
+            target.save(update_fields=[side])
+            target.tables.filter(events__isnull=True).delete()  # not started: rebuilt below
+            _tables_for([target])
+        _settle([match])
+    match.round.stage.event.bump_version()
+    return match
+
+
+@transaction.atomic
 def entry_out(*, entry: Entry, status: str = Entry.Status.ELIMINATED, reason: str = "") -> None:
     """An entry leaves the event (弃权, withdrawal, disqualification): its open matches are
     walkovers for the opponents and it is not paired again."""
@@ -422,10 +457,18 @@ def _settle(matches: list[Match]) -> None:
                     if getattr(nxt, f"{side}_id") != entry.pk:
                         setattr(nxt, side, entry)
                         nxt.save(update_fields=[side])
+                        _tables_for([nxt])
                     queue.append(nxt)
         stages.add(match.round.stage_id)
     for stage in Stage.objects.filter(pk__in=stages):
         _advance_stage(stage)
+
+
+def _tables_for(matches) -> None:
+    """Table matches for every tie whose two entries are known (guandan events)."""
+    from scoring.services import ensure_tables_for  # scoring builds on tournaments, not the reverse
+
+    ensure_tables_for([m for m in matches if not m.is_decided])
 
 
 def _walkover_if_out(match: Match) -> None:
@@ -472,6 +515,7 @@ def _advance_stage(stage: Stage) -> None:
         if played < stage.settings.get("rounds", plan.swiss_rounds):
             order = [e.pk for e in active_entries(event)]
             made = _pair_swiss_round(stage, played + 1, order, rng=None)
+            _tables_for(made)
             _settle(made)
             return
         if not plan.qualifiers:
@@ -498,6 +542,7 @@ def _advance_stage(stage: Stage) -> None:
     else:
         return
     _create_knockout(ctx, slots, name=_("决赛阶段"), order=stage.order + 1)
+    _tables_for(ctx.created)
     _settle(ctx.created)
 
 

@@ -1,0 +1,177 @@
+"""Table results (台/桌): what referees record deal by deal, and the audit trail.
+
+A table match's state is never stored as the truth: it is the replay of its recorded events
+through the level engine (``scoring.engine``). ``TableMatch.state`` is a cache of that replay
+for lists and boards; every write recomputes it.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from tournaments.models import Match, Pair, Tournament
+
+
+class TableMatch(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", _("进行中")
+        SUBMITTED = "submitted", _("待确认")
+        CONFIRMED = "confirmed", _("已确认")
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="tables", verbose_name=_("场次"))
+    number = models.PositiveSmallIntegerField(_("台序"), help_text=_("团体赛中的第几台（1–3）"))
+    home_pair = models.ForeignKey(
+        Pair, on_delete=models.PROTECT, null=True, blank=True, related_name="+", verbose_name=_("主方（A）")
+    )
+    away_pair = models.ForeignKey(
+        Pair, on_delete=models.PROTECT, null=True, blank=True, related_name="+", verbose_name=_("客方（B）")
+    )
+    table_number = models.PositiveSmallIntegerField(_("桌号"), null=True, blank=True)
+    referee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="refereed_tables",
+        verbose_name=_("裁判"),
+    )
+    status = models.CharField(_("状态"), max_length=16, choices=Status.choices, default=Status.OPEN)
+    # Optimistic locking: every write bumps it; a device writing on an old version is refused.
+    version = models.PositiveIntegerField(_("版本"), default=0)
+    state = models.JSONField(_("状态缓存"), default=dict, blank=True)
+    winner = models.CharField(_("胜方"), max_length=1, blank=True)  # "A" (home) / "B" (away)
+    started_at = models.DateTimeField(_("开始时间"), null=True, blank=True)
+    time_called_at = models.DateTimeField(_("鸣哨时间"), null=True, blank=True)
+    submitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        verbose_name=_("提交人"),
+    )
+    submitted_at = models.DateTimeField(_("提交时间"), null=True, blank=True)
+    confirmed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        verbose_name=_("确认人"),
+    )
+    confirmed_at = models.DateTimeField(_("确认时间"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["match_id", "number"]
+        verbose_name = _("台")
+        verbose_name_plural = _("台")
+        constraints = [models.UniqueConstraint(fields=["match", "number"], name="table_unique_number")]
+
+    def __str__(self) -> str:
+        return f"{self.match} · 第{self.number}台"
+
+    @property
+    def is_over(self) -> bool:
+        return bool(self.state.get("match_over"))
+
+
+class TableEvent(models.Model):
+    """One recorded event of a table, in the JSON format of guandan-vectors.json. Undone
+    events are kept (``undone_at``) and skipped by the replay: nothing is deleted."""
+
+    table = models.ForeignKey(TableMatch, on_delete=models.CASCADE, related_name="events", verbose_name=_("台"))
+    seq = models.PositiveIntegerField(_("序号"))
+    payload = models.JSONField(_("内容"))
+    # The phone's key for this submission: a resent request records nothing twice.
+    key = models.CharField(_("提交标识"), max_length=64)
+    reason = models.CharField(_("原因"), max_length=200, blank=True)
+    reported_by = models.CharField(_("举报/报告人"), max_length=100, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        verbose_name=_("录入人"),
+    )
+    created_at = models.DateTimeField(_("录入时间"), default=timezone.now)
+    undone_at = models.DateTimeField(_("撤销时间"), null=True, blank=True)
+    undone_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        verbose_name=_("撤销人"),
+    )
+
+    class Meta:
+        ordering = ["table_id", "seq"]
+        verbose_name = _("记录")
+        verbose_name_plural = _("记录")
+        constraints = [
+            models.UniqueConstraint(fields=["table", "seq"], name="table_event_unique_seq"),
+            models.UniqueConstraint(fields=["table", "key"], name="table_event_unique_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} #{self.seq}"
+
+
+class Report(models.Model):
+    """A reported minor violation (举报), ruled on by the arbitration panel (Anhui:
+    三次举报…属实，实施扣级 — see rules §11 A12)."""
+
+    table = models.ForeignKey(TableMatch, on_delete=models.CASCADE, related_name="reports", verbose_name=_("台"))
+    team = models.CharField(_("被举报方"), max_length=1)  # A / B
+    description = models.CharField(_("内容"), max_length=200)
+    reported_by = models.CharField(_("举报人"), max_length=100, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    upheld = models.BooleanField(_("属实"), null=True, blank=True)
+    ruled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+    )
+    ruled_at = models.DateTimeField(null=True, blank=True)
+    # The penalty that the third upheld report led to, once applied.
+    penalty = models.ForeignKey(TableEvent, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+
+    class Meta:
+        ordering = ["table_id", "created_at"]
+        verbose_name = _("举报")
+        verbose_name_plural = _("举报")
+
+    def __str__(self) -> str:
+        return f"{self.table} · {self.team} · {self.description}"
+
+
+class CheckIn(models.Model):
+    """签到: a pair present at its table for a tie."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="checkins", verbose_name=_("场次"))
+    pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="+", verbose_name=_("对"))
+    checked_in_at = models.DateTimeField(_("签到时间"), default=timezone.now)
+    checked_in_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+    )
+
+    class Meta:
+        verbose_name = _("签到")
+        verbose_name_plural = _("签到")
+        constraints = [models.UniqueConstraint(fields=["match", "pair"], name="checkin_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.match} · {self.pair}"
+
+
+class AuditEntry(models.Model):
+    """Who did what, when, before and after. Append-only: no code path updates or deletes."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="audit", verbose_name=_("比赛"))
+    table = models.ForeignKey(
+        TableMatch, on_delete=models.SET_NULL, null=True, blank=True, related_name="audit", verbose_name=_("台")
+    )
+    match = models.ForeignKey(
+        Match, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", verbose_name=_("场次")
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        verbose_name=_("操作人"),
+    )
+    action = models.CharField(_("操作"), max_length=32)
+    summary = models.CharField(_("摘要"), max_length=300, blank=True)
+    before = models.JSONField(_("之前"), null=True, blank=True)
+    after = models.JSONField(_("之后"), null=True, blank=True)
+    reason = models.CharField(_("原因"), max_length=300, blank=True)
+    created_at = models.DateTimeField(_("时间"), default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("操作记录")
+        verbose_name_plural = _("操作记录")
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%H:%M:%S} {self.action} {self.summary}"

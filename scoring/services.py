@@ -1,0 +1,478 @@
+"""Writes of table results: the only code that changes TableMatch, TableEvent, Report and
+CheckIn rows. Each function is one transaction; each leaves an audit entry.
+
+Nothing is lost or counted twice: every submission carries the phone's idempotency key
+(a resend finds the event already there), every write names the table version it was made
+on (a second device writing on an old page is refused), and the table row is locked
+(SELECT … FOR UPDATE on PostgreSQL) while it is written.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from scoring.engine import (
+    GuandanError,
+    apply_event,
+    decide_tie,
+    describe,
+    event_to_dict,
+    initial_state,
+    parse_event,
+    state_to_full_dict,
+)
+from scoring.models import AuditEntry, CheckIn, Report, TableEvent, TableMatch
+from tournaments import draws
+from tournaments.models import Entry, Event, Match, Pair
+
+UPHELD_REPORTS_FOR_A_DEDUCTION = 3  # Anhui: 三次举报…属实，实施扣级 (rules §11 A12)
+
+
+class TableError(Exception):
+    """Something a referee can put right: the message says what."""
+
+    def __init__(self, code: str, message: str, *, event_index: int | None = None):
+        self.code, self.message, self.event_index = code, message, event_index
+        super().__init__(message)
+
+
+# --------------------------------------------------------------------------- tables
+
+
+LEVELS = {label: value for value, label in enumerate(
+    ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"], start=2)}
+
+
+def _level_gap(state: dict) -> int:
+    """Home minus away level at the end of a table: the raw 级差 for Swiss and groups."""
+    levels = state.get("levels") or {}
+    return LEVELS.get(levels.get("A"), 2) - LEVELS.get(levels.get("B"), 2)
+
+
+def pair_name(pair: Pair | None) -> str:
+    return f"{pair.first.name}、{pair.second.name}" if pair else "—"
+
+
+def ensure_tables(match: Match) -> list[TableMatch]:
+    """The table matches of one guandan tie (see :func:`ensure_tables_for`)."""
+    ensure_tables_for([match])
+    return list(match.tables.order_by("number"))
+
+
+def ensure_tables_for(matches) -> None:
+    """Create the table matches of guandan ties whose two entries are known: pair n of the
+    home team against pair n of the away team, at table ``first_table + n - 1``. A fixed
+    number of queries for any number of ties (a 4,096-team draw creates 6,000 tables)."""
+    matches = [
+        m for m in matches
+        if m.home_id and m.away_id and m.status != Match.Status.BYE and m.round.stage.event.is_guandan
+    ]
+    if not matches:
+        return
+    have = set(TableMatch.objects.filter(match__in=matches).values_list("match_id", flat=True))
+    matches = [m for m in matches if m.pk not in have]
+    entry_ids = {m.home_id for m in matches} | {m.away_id for m in matches}
+    pairs = {(p.entry_id, p.number): p for p in Pair.objects.filter(entry_id__in=entry_ids)}
+    rows = []
+    initial = {}
+    for m in matches:
+        event = m.round.stage.event
+        rules = event.rules()
+        if event.pk not in initial:
+            initial[event.pk] = state_to_full_dict(initial_state(rules), rules)
+        count = event.pairs_per_team if event.entry_kind == Event.EntryKind.TEAM else 1
+        rows += [
+            TableMatch(
+                match=m, number=n, home_pair=pairs.get((m.home_id, n)), away_pair=pairs.get((m.away_id, n)),
+                table_number=(m.first_table + n - 1) if m.first_table else None, state=initial[event.pk],
+            )
+            for n in range(1, count + 1)
+        ]
+    TableMatch.objects.bulk_create(rows, batch_size=1000)
+
+
+def active_events(table: TableMatch) -> list[TableEvent]:
+    return list(table.events.filter(undone_at__isnull=True).order_by("seq"))
+
+
+def replay_table(table: TableMatch, events: list[dict] | None = None):
+    """(state, [(event, description) …]) of a table, from its active events."""
+    rules = table.match.round.stage.event.rules()
+    payloads = [e.payload for e in active_events(table)] if events is None else events
+    names = {"A": pair_name(table.home_pair), "B": pair_name(table.away_pair)}
+    state = initial_state(rules)
+    described = []
+    for index, payload in enumerate(payloads):
+        try:
+            event = parse_event(payload)
+            after = apply_event(state, event, rules)
+        except GuandanError as err:
+            raise TableError(err.code, err.message, event_index=index) from None
+        described.append((payload, describe(state, event, after, rules, names=names)))
+        state = after
+    return state, described
+
+
+def _locked(table: TableMatch) -> TableMatch:
+    return TableMatch.objects.select_for_update().select_related(
+        "match__round__stage__event__tournament", "home_pair__first", "home_pair__second",
+        "away_pair__first", "away_pair__second", "home_pair__entry", "away_pair__entry",
+    ).get(pk=table.pk)
+
+
+def _check_version(table: TableMatch, expected_version: int | None) -> None:
+    if expected_version is not None and int(expected_version) != table.version:
+        raise TableError(
+            "stale", _("这一台刚被另一台设备更新过（第%(v)s版）；请刷新后再录入。") % {"v": table.version}
+        )
+
+
+def _audit(table: TableMatch | None, user, action: str, summary: str = "", *, before=None, after=None,
+           reason: str = "", match: Match | None = None) -> None:
+    match = match or (table.match if table else None)
+    AuditEntry.objects.create(
+        tournament=match.round.stage.event.tournament, table=table, match=match,
+        actor=user if getattr(user, "is_authenticated", False) else None,
+        action=action, summary=summary[:300], before=before, after=after, reason=reason[:300],
+    )
+
+
+def _save_state(table: TableMatch, state) -> None:
+    rules = table.match.round.stage.event.rules()
+    table.state = state_to_full_dict(state, rules)
+    table.winner = state.winner or "" if state.match_over else ""
+    table.version += 1
+    table.save(update_fields=["state", "winner", "version"])
+    event = table.match.round.stage.event
+    if table.match.status == Match.Status.PENDING:
+        Match.objects.filter(pk=table.match_id, status=Match.Status.PENDING).update(status=Match.Status.IN_PROGRESS)
+    event.bump_version()
+
+
+@transaction.atomic
+def record_event(*, table: TableMatch, event: dict, user=None, key: str, expected_version: int | None = None,
+                 reason: str = "", reported_by: str = "") -> tuple[TableMatch, str, bool]:
+    """Record one event (a deal, a penalty, time up, a forfeit). Returns (table, the engine's
+    description, created) — ``created`` is False when this key was already recorded."""
+    key = (key or "").strip()[:64]
+    if not key:
+        raise TableError("no_key", _("缺少提交标识，请刷新页面后重试。"))
+    table = _locked(table)
+    existing = table.events.filter(key=key).first()
+    if existing is not None:
+        _state, described = replay_table(table)
+        text = next((d for p, d in described if p == existing.payload), "")
+        return table, text, False
+    if table.status != TableMatch.Status.OPEN:
+        raise TableError("closed", _("这一台的结果已提交，不能再录入；更正请由裁判长办理。"))
+    _check_version(table, expected_version)
+    payloads = [e.payload for e in active_events(table)]
+    try:
+        parsed = parse_event(event)
+    except GuandanError as err:
+        raise TableError(err.code, err.message) from None
+    payload = event_to_dict(parsed)
+    # Nantong: after the whistle the deal in progress is played out and then time is up
+    # (rules §7.1), so the deal recorded after the call brings the time_up with it.
+    rules = table.match.round.stage.event.rules()
+    follow_with_time_up = (
+        "order" in payload and table.time_called_at is not None and rules.time_rule != "sudden_death"
+    )
+    new = [payload] + ([{"time_up": True}] if follow_with_time_up else [])
+    before_state, _d = replay_table(table, payloads)
+    state, described = replay_table(table, payloads + new)
+    seq = (table.events.aggregate(m=Max("seq"))["m"] or 0) + 1
+    for offset, item in enumerate(new):
+        TableEvent.objects.create(
+            table=table, seq=seq + offset, payload=item, key=key if offset == 0 else f"{key}:time",
+            reason=reason[:200], reported_by=reported_by[:100],
+            created_by=user if getattr(user, "is_authenticated", False) else None,
+        )
+    if table.started_at is None:
+        table.started_at = timezone.now()
+        table.save(update_fields=["started_at"])
+    _save_state(table, state)
+    text = "；".join(d for _p, d in described[len(payloads):])
+    _audit(table, user, "event", text, before=state_to_full_dict(before_state, rules), after=table.state,
+           reason=reason)
+    return table, text, True
+
+
+@transaction.atomic
+def undo_last(*, table: TableMatch, user=None, expected_version: int | None = None) -> TableMatch:
+    """Undo the last recorded event while the result is not submitted (kept, marked undone)."""
+    table = _locked(table)
+    if table.status != TableMatch.Status.OPEN:
+        raise TableError("closed", _("结果已提交，不能撤销；更正请由裁判长办理。"))
+    _check_version(table, expected_version)
+    events = active_events(table)
+    if not events:
+        raise TableError("nothing_to_undo", _("还没有可撤销的记录。"))
+    last = events[-1]
+    # A deal that brought an automatic time_up is undone together with it.
+    undo = [last] + ([events[-2]] if last.key.endswith(":time") and len(events) > 1 else [])
+    now = timezone.now()
+    for item in undo:
+        item.undone_at, item.undone_by = now, user if getattr(user, "is_authenticated", False) else None
+        item.save(update_fields=["undone_at", "undone_by"])
+    before = table.state
+    state, _described = replay_table(table)
+    _save_state(table, state)
+    _audit(table, user, "undo", _("撤销：%(what)s") % {"what": ", ".join(str(e.payload) for e in undo)},
+           before=before, after=table.state)
+    return table
+
+
+@transaction.atomic
+def submit_table(*, table: TableMatch, user=None, expected_version: int | None = None) -> TableMatch:
+    table = _locked(table)
+    if table.status != TableMatch.Status.OPEN:
+        raise TableError("closed", _("这一台的结果已经提交。"))
+    _check_version(table, expected_version)
+    if not table.is_over:
+        raise TableError("not_over", _("比赛还没有结束，不能提交结果。"))
+    table.status, table.submitted_by, table.submitted_at = TableMatch.Status.SUBMITTED, user, timezone.now()
+    table.version += 1
+    table.save(update_fields=["status", "submitted_by", "submitted_at", "version"])
+    table.match.round.stage.event.bump_version()
+    _audit(table, user, "submit", _("提交结果：%(w)s胜") % {"w": _winner_name(table)}, after=table.state)
+    return table
+
+
+def _winner_name(table: TableMatch) -> str:
+    if table.winner == "A":
+        return pair_name(table.home_pair)
+    if table.winner == "B":
+        return pair_name(table.away_pair)
+    return _("平局")
+
+
+@transaction.atomic
+def confirm_table(*, table: TableMatch, user) -> TableMatch:
+    """The chief referee (or a second official) confirms; only then does the bracket move."""
+    table = _locked(table)
+    if table.status != TableMatch.Status.SUBMITTED:
+        raise TableError("not_submitted", _("只有已提交的结果才能确认。"))
+    if table.submitted_by_id and table.submitted_by_id == getattr(user, "pk", None):
+        raise TableError("same_person", _("提交结果的人不能再确认；请由裁判长或另一位裁判确认。"))
+    table.status, table.confirmed_by, table.confirmed_at = TableMatch.Status.CONFIRMED, user, timezone.now()
+    table.version += 1
+    table.save(update_fields=["status", "confirmed_by", "confirmed_at", "version"])
+    _audit(table, user, "confirm", _("确认结果：%(w)s胜") % {"w": _winner_name(table)}, after=table.state)
+    _after_confirmation(table, user)
+    return table
+
+
+def _after_confirmation(table: TableMatch, user) -> None:
+    match = Match.objects.select_for_update().select_related("round__stage__event").get(pk=table.match_id)
+    event = match.round.stage.event
+    rules = event.rules()
+    # A forfeit ends the entry's event where the rules say so (Anhui: 弃权 … 比赛资格就此终止).
+    if rules and rules.forfeit_ends_event and table.state.get("decided_by") == "forfeit":
+        loser_pair = table.home_pair if table.winner == "B" else table.away_pair
+        if loser_pair is not None and event.entry_kind != Event.EntryKind.TEAM:
+            entry = Entry.objects.get(pk=loser_pair.entry_id)
+            if entry.status == Entry.Status.REGISTERED:
+                entry.status, entry.status_reason = Entry.Status.ELIMINATED, _("弃权")
+                entry.save(update_fields=["status", "status_reason"])
+    _update_tie(match, user)
+
+
+def _update_tie(match: Match, user) -> None:
+    """Decide the tie from its confirmed tables: the team with a majority of tables wins,
+    as soon as it has it; the score keeps counting the remaining tables."""
+    tables = list(match.tables.order_by("number"))
+    confirmed = [t.winner if t.status == TableMatch.Status.CONFIRMED and t.winner else None for t in tables]
+    if len(tables) == 1:
+        winner = confirmed[0]
+        wins = {"A": int(winner == "A"), "B": int(winner == "B")}
+        decided = winner is not None or (tables[0].status == TableMatch.Status.CONFIRMED)
+    else:
+        tie = decide_tie(confirmed, tables=len(tables))
+        winner, wins, decided = tie.winner, tie.wins, tie.decided
+    level_diff = sum(_level_gap(t.state) for t in tables if t.status == TableMatch.Status.CONFIRMED)
+    if match.is_decided:
+        if match.home_score != wins["A"] or match.away_score != wins["B"]:
+            match.home_score, match.away_score = wins["A"], wins["B"]
+            match.save(update_fields=["home_score", "away_score"])
+            match.round.stage.event.bump_version()
+        return
+    if not decided:
+        return
+    side = {"A": Match.Side.HOME, "B": Match.Side.AWAY}.get(winner)
+    draws.record_result(
+        match=match, winner=side, home_score=wins["A"], away_score=wins["B"],
+        home_level_points=level_diff, away_level_points=-level_diff, user=user,
+    )
+    _audit(None, user, "tie_decided", _("本场结果：%(h)s %(a)s") % {"h": wins["A"], "a": wins["B"]}, match=match)
+    # A forfeit that ends an Anhui pair's event: its next opponents get walkovers.
+    for entry_id in (match.home_id, match.away_id):
+        entry = Entry.objects.get(pk=entry_id)
+        if entry.status != Entry.Status.REGISTERED:
+            draws.entry_out(entry=entry, status=entry.status, reason=entry.status_reason)
+
+
+# --------------------------------------------------------------------------- corrections
+
+
+@transaction.atomic
+def correct_table(*, table: TableMatch, events: list[dict], reason: str, user) -> TableMatch:
+    """The chief referee replaces a table's record (after submission or confirmation) with a
+    reason. The old events stay, marked undone; the tie and the bracket are re-derived."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise TableError("no_reason", _("更正必须写明原因。"))
+    table = _locked(table)
+    state, _described = replay_table(table, events)  # validates the whole new record
+    before = table.state
+    now = timezone.now()
+    actor = user if getattr(user, "is_authenticated", False) else None
+    table.events.filter(undone_at__isnull=True).update(undone_at=now, undone_by=actor)
+    seq = (table.events.aggregate(m=Max("seq"))["m"] or 0) + 1
+    stamp = now.strftime("%Y%m%d%H%M%S%f")
+    TableEvent.objects.bulk_create([
+        TableEvent(table=table, seq=seq + i, payload=event_to_dict(parse_event(e)), key=f"correction-{stamp}-{i}",
+                   reason=reason[:200], created_by=actor)
+        for i, e in enumerate(events)
+    ])
+    old_winner = table.winner
+    _save_state(table, state)
+    if table.status == TableMatch.Status.CONFIRMED and not state.match_over:
+        table.status = TableMatch.Status.OPEN
+        table.save(update_fields=["status"])
+    _audit(table, user, "correct", _("更正记录"), before=before, after=table.state, reason=reason)
+    if table.status == TableMatch.Status.CONFIRMED and old_winner != table.winner:
+        _redecide_tie(table.match, user, reason)
+    return table
+
+
+def _redecide_tie(match: Match, user, reason: str) -> None:
+    match = Match.objects.select_for_update().select_related("round__stage__event").get(pk=match.pk)
+    tables = list(match.tables.order_by("number"))
+    confirmed = [t.winner if t.status == TableMatch.Status.CONFIRMED and t.winner else None for t in tables]
+    if len(tables) == 1:
+        winner, wins = confirmed[0], {"A": int(confirmed[0] == "A"), "B": int(confirmed[0] == "B")}
+    else:
+        tie = decide_tie(confirmed, tables=len(tables))
+        winner, wins = tie.winner, tie.wins
+    side = {"A": Match.Side.HOME, "B": Match.Side.AWAY}.get(winner, "")
+    draws.correct_result(match=match, winner=side, home_score=wins["A"], away_score=wins["B"],
+                         note=reason, user=user)
+    _audit(None, user, "tie_corrected", _("本场结果更正为 %(h)s:%(a)s") % {"h": wins["A"], "a": wins["B"]},
+           match=match, reason=reason)
+
+
+# --------------------------------------------------------------------------- the whistle
+
+
+@transaction.atomic
+def call_time(*, round, user) -> list[TableMatch]:
+    """鸣哨: time for every unfinished table of a round at the same moment. Under sudden
+    death (Anhui) time_up is recorded at once; otherwise (Nantong) the deal in progress is
+    played out and the deal recorded next brings time_up with it."""
+    now = timezone.now()
+    called = []
+    tables = TableMatch.objects.select_for_update().filter(
+        match__round=round, status=TableMatch.Status.OPEN, time_called_at__isnull=True
+    ).select_related("match__round__stage__event")
+    for table in tables:
+        if table.is_over:
+            continue
+        rules = table.match.round.stage.event.rules()
+        table.time_called_at = now
+        table.save(update_fields=["time_called_at"])
+        if rules.time_rule == "sudden_death":
+            record_event(table=table, event={"time_up": True}, user=user, key=f"whistle-{round.pk}-{table.pk}")
+        _audit(table, user, "whistle", _("裁判长鸣哨"))
+        called.append(table)
+    return called
+
+
+# --------------------------------------------------------------------------- check-in
+
+
+def check_in(*, match: Match, pair: Pair, user=None) -> CheckIn:
+    if pair.entry_id not in (match.home_id, match.away_id):
+        raise TableError("not_in_match", _("这一对不在这场比赛中。"))
+    checkin, created = CheckIn.objects.get_or_create(match=match, pair=pair, defaults={"checked_in_by": user})
+    if created:
+        _audit(None, user, "check_in", _("签到：%(p)s") % {"p": pair_name(pair)}, match=match)
+    return checkin
+
+
+def missing_pairs(round) -> list[tuple[TableMatch, str, Pair]]:
+    """Pairs of unfinished tables in the round that have not checked in."""
+    tables = TableMatch.objects.filter(match__round=round, status=TableMatch.Status.OPEN).select_related(
+        "home_pair__first", "home_pair__second", "away_pair__first", "away_pair__second", "match")
+    present = set(CheckIn.objects.filter(match__round=round).values_list("match_id", "pair_id"))
+    missing = []
+    for table in tables:
+        if table.is_over:
+            continue
+        for team, pair in (("A", table.home_pair), ("B", table.away_pair)):
+            if pair is not None and (table.match_id, pair.pk) not in present:
+                missing.append((table, team, pair))
+    return missing
+
+
+@transaction.atomic
+def forfeit_missing(*, round, user) -> int:
+    """迟到十分钟以上者判负: the chief referee records the forfeit of every missing pair."""
+    count = 0
+    by_table: dict[int, list] = {}
+    for table, team, _pair in missing_pairs(round):
+        by_table.setdefault(table.pk, []).append((table, team))
+    for items in by_table.values():
+        if len(items) != 1:
+            continue  # both pairs absent: the chief referee decides that table by hand
+        table, team = items[0]
+        record_event(table=table, event={"forfeit": {"team": team, "reason": "late_over_10_min"}}, user=user,
+                     key=f"late-{round.pk}-{table.pk}", reason=_("迟到十分钟以上"))
+        count += 1
+    return count
+
+
+# --------------------------------------------------------------------------- reports
+
+
+def add_report(*, table: TableMatch, team: str, description: str, reported_by: str = "", user=None) -> Report:
+    if team not in ("A", "B"):
+        raise TableError("invalid_team", _("请选择被举报的一方。"))
+    description = " ".join((description or "").split())
+    if not description:
+        raise TableError("no_description", _("请写明举报内容。"))
+    report = Report.objects.create(table=table, team=team, description=description[:200],
+                                   reported_by=reported_by[:100], created_by=user)
+    _audit(table, user, "report", _("举报%(t)s：%(d)s") % {"t": team, "d": description})
+    return report
+
+
+def rule_report(*, report: Report, upheld: bool, user) -> int:
+    """The arbitration panel rules; returns how many upheld reports against that pair have
+    not yet led to a deduction (the page proposes the deduction at three)."""
+    report.upheld, report.ruled_by, report.ruled_at = bool(upheld), user, timezone.now()
+    report.save(update_fields=["upheld", "ruled_by", "ruled_at"])
+    _audit(report.table, user, "report_ruling", _("举报%(r)s") % {"r": _("属实") if upheld else _("不属实")})
+    return pending_upheld(report.table, report.team)
+
+
+def pending_upheld(table: TableMatch, team: str) -> int:
+    return Report.objects.filter(table=table, team=team, upheld=True, penalty__isnull=True).count()
+
+
+@transaction.atomic
+def apply_report_deduction(*, table: TableMatch, team: str, user, key: str) -> TableMatch:
+    reports = list(Report.objects.select_for_update().filter(table=table, team=team, upheld=True,
+                                                             penalty__isnull=True).order_by("created_at"))
+    if len(reports) < UPHELD_REPORTS_FOR_A_DEDUCTION:
+        raise TableError("not_enough_reports", _("属实的举报不足三次。"))
+    rules = table.match.round.stage.event.rules()
+    table, _text, _created = record_event(
+        table=table, event={"penalty": {"team": team, "levels": rules.default_penalty_levels}}, user=user,
+        key=key, reason=_("三次举报属实，扣级"))
+    penalty = table.events.get(key=key)
+    Report.objects.filter(pk__in=[r.pk for r in reports[:UPHELD_REPORTS_FOR_A_DEDUCTION]]).update(penalty=penalty)
+    return table

@@ -11,5 +11,6 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", include("scoring.urls")),
     path("", include("tournaments.urls")),
 ]

@@ -19,17 +19,33 @@ class TableMatch(models.Model):
         SUBMITTED = "submitted", _("待确认")
         CONFIRMED = "confirmed", _("已确认")
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="tables", verbose_name=_("场次"))
+    match = models.ForeignKey(
+        Match, on_delete=models.CASCADE, related_name="tables", verbose_name=_("场次")
+    )
     number = models.PositiveSmallIntegerField(_("台序"), help_text=_("团体赛中的第几台（1–3）"))
     home_pair = models.ForeignKey(
-        Pair, on_delete=models.PROTECT, null=True, blank=True, related_name="+", verbose_name=_("主方（A）")
+        Pair,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("主方（A）"),
     )
     away_pair = models.ForeignKey(
-        Pair, on_delete=models.PROTECT, null=True, blank=True, related_name="+", verbose_name=_("客方（B）")
+        Pair,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("客方（B）"),
     )
     table_number = models.PositiveSmallIntegerField(_("桌号"), null=True, blank=True)
     referee = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="refereed_tables",
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="refereed_tables",
         verbose_name=_("裁判"),
     )
     status = models.CharField(_("状态"), max_length=16, choices=Status.choices, default=Status.OPEN)
@@ -40,12 +56,20 @@ class TableMatch(models.Model):
     started_at = models.DateTimeField(_("开始时间"), null=True, blank=True)
     time_called_at = models.DateTimeField(_("鸣哨时间"), null=True, blank=True)
     submitted_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
         verbose_name=_("提交人"),
     )
     submitted_at = models.DateTimeField(_("提交时间"), null=True, blank=True)
     confirmed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
         verbose_name=_("确认人"),
     )
     confirmed_at = models.DateTimeField(_("确认时间"), null=True, blank=True)
@@ -54,7 +78,9 @@ class TableMatch(models.Model):
         ordering = ["match_id", "number"]
         verbose_name = _("台")
         verbose_name_plural = _("台")
-        constraints = [models.UniqueConstraint(fields=["match", "number"], name="table_unique_number")]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="table_unique_number")
+        ]
 
     def __str__(self) -> str:
         return f"{self.match} · 第{self.number}台"
@@ -68,7 +94,9 @@ class TableEvent(models.Model):
     """One recorded event of a table, in the JSON format of guandan-vectors.json. Undone
     events are kept (``undone_at``) and skipped by the replay: nothing is deleted."""
 
-    table = models.ForeignKey(TableMatch, on_delete=models.CASCADE, related_name="events", verbose_name=_("台"))
+    table = models.ForeignKey(
+        TableMatch, on_delete=models.CASCADE, related_name="events", verbose_name=_("台")
+    )
     seq = models.PositiveIntegerField(_("序号"))
     payload = models.JSONField(_("内容"))
     # The phone's key for this submission: a resent request records nothing twice.
@@ -76,13 +104,21 @@ class TableEvent(models.Model):
     reason = models.CharField(_("原因"), max_length=200, blank=True)
     reported_by = models.CharField(_("举报/报告人"), max_length=100, blank=True)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
         verbose_name=_("录入人"),
     )
     created_at = models.DateTimeField(_("录入时间"), default=timezone.now)
     undone_at = models.DateTimeField(_("撤销时间"), null=True, blank=True)
     undone_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
         verbose_name=_("撤销人"),
     )
 
@@ -103,21 +139,33 @@ class Report(models.Model):
     """A reported minor violation (举报), ruled on by the arbitration panel (Anhui:
     三次举报…属实，实施扣级 — see rules §11 A12)."""
 
-    table = models.ForeignKey(TableMatch, on_delete=models.CASCADE, related_name="reports", verbose_name=_("台"))
+    table = models.ForeignKey(
+        TableMatch, on_delete=models.CASCADE, related_name="reports", verbose_name=_("台")
+    )
     team = models.CharField(_("被举报方"), max_length=1)  # A / B
     description = models.CharField(_("内容"), max_length=200)
     reported_by = models.CharField(_("举报人"), max_length=100, blank=True)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
     )
     created_at = models.DateTimeField(default=timezone.now)
     upheld = models.BooleanField(_("属实"), null=True, blank=True)
     ruled_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
     )
     ruled_at = models.DateTimeField(null=True, blank=True)
     # The penalty that the third upheld report led to, once applied.
-    penalty = models.ForeignKey(TableEvent, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    penalty = models.ForeignKey(
+        TableEvent, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["table_id", "created_at"]
@@ -131,11 +179,17 @@ class Report(models.Model):
 class CheckIn(models.Model):
     """签到: a pair present at its table for a tie."""
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="checkins", verbose_name=_("场次"))
+    match = models.ForeignKey(
+        Match, on_delete=models.CASCADE, related_name="checkins", verbose_name=_("场次")
+    )
     pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="+", verbose_name=_("对"))
     checked_in_at = models.DateTimeField(_("签到时间"), default=timezone.now)
     checked_in_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
     )
 
     class Meta:
@@ -150,15 +204,31 @@ class CheckIn(models.Model):
 class AuditEntry(models.Model):
     """Who did what, when, before and after. Append-only: no code path updates or deletes."""
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="audit", verbose_name=_("比赛"))
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="audit", verbose_name=_("比赛")
+    )
     table = models.ForeignKey(
-        TableMatch, on_delete=models.SET_NULL, null=True, blank=True, related_name="audit", verbose_name=_("台")
+        TableMatch,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="audit",
+        verbose_name=_("台"),
     )
     match = models.ForeignKey(
-        Match, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", verbose_name=_("场次")
+        Match,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("场次"),
     )
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
         verbose_name=_("操作人"),
     )
     action = models.CharField(_("操作"), max_length=32)

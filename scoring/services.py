@@ -42,8 +42,12 @@ class TableError(Exception):
 # --------------------------------------------------------------------------- tables
 
 
-LEVELS = {label: value for value, label in enumerate(
-    ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"], start=2)}
+LEVELS = {
+    label: value
+    for value, label in enumerate(
+        ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"], start=2
+    )
+}
 
 
 def _level_gap(state: dict) -> int:
@@ -67,8 +71,12 @@ def ensure_tables_for(matches) -> None:
     home team against pair n of the away team, at table ``first_table + n - 1``. A fixed
     number of queries for any number of ties (a 4,096-team draw creates 6,000 tables)."""
     matches = [
-        m for m in matches
-        if m.home_id and m.away_id and m.status != Match.Status.BYE and m.round.stage.event.is_guandan
+        m
+        for m in matches
+        if m.home_id
+        and m.away_id
+        and m.status != Match.Status.BYE
+        and m.round.stage.event.is_guandan
     ]
     if not matches:
         return
@@ -86,8 +94,12 @@ def ensure_tables_for(matches) -> None:
         count = event.pairs_per_team if event.entry_kind == Event.EntryKind.TEAM else 1
         rows += [
             TableMatch(
-                match=m, number=n, home_pair=pairs.get((m.home_id, n)), away_pair=pairs.get((m.away_id, n)),
-                table_number=(m.first_table + n - 1) if m.first_table else None, state=initial[event.pk],
+                match=m,
+                number=n,
+                home_pair=pairs.get((m.home_id, n)),
+                away_pair=pairs.get((m.away_id, n)),
+                table_number=(m.first_table + n - 1) if m.first_table else None,
+                state=initial[event.pk],
             )
             for n in range(1, count + 1)
         ]
@@ -117,26 +129,51 @@ def replay_table(table: TableMatch, events: list[dict] | None = None):
 
 
 def _locked(table: TableMatch) -> TableMatch:
-    return TableMatch.objects.select_for_update().select_related(
-        "match__round__stage__event__tournament", "home_pair__first", "home_pair__second",
-        "away_pair__first", "away_pair__second", "home_pair__entry", "away_pair__entry",
-    ).get(pk=table.pk)
+    return (
+        TableMatch.objects.select_for_update()
+        .select_related(
+            "match__round__stage__event__tournament",
+            "home_pair__first",
+            "home_pair__second",
+            "away_pair__first",
+            "away_pair__second",
+            "home_pair__entry",
+            "away_pair__entry",
+        )
+        .get(pk=table.pk)
+    )
 
 
 def _check_version(table: TableMatch, expected_version: int | None) -> None:
     if expected_version is not None and int(expected_version) != table.version:
         raise TableError(
-            "stale", _("这一台刚被另一台设备更新过（第%(v)s版）；请刷新后再录入。") % {"v": table.version}
+            "stale",
+            _("这一台刚被另一台设备更新过（第%(v)s版）；请刷新后再录入。") % {"v": table.version},
         )
 
 
-def _audit(table: TableMatch | None, user, action: str, summary: str = "", *, before=None, after=None,
-           reason: str = "", match: Match | None = None) -> None:
+def _audit(
+    table: TableMatch | None,
+    user,
+    action: str,
+    summary: str = "",
+    *,
+    before=None,
+    after=None,
+    reason: str = "",
+    match: Match | None = None,
+) -> None:
     match = match or (table.match if table else None)
     AuditEntry.objects.create(
-        tournament=match.round.stage.event.tournament, table=table, match=match,
+        tournament=match.round.stage.event.tournament,
+        table=table,
+        match=match,
         actor=user if getattr(user, "is_authenticated", False) else None,
-        action=action, summary=summary[:300], before=before, after=after, reason=reason[:300],
+        action=action,
+        summary=summary[:300],
+        before=before,
+        after=after,
+        reason=reason[:300],
     )
 
 
@@ -148,13 +185,23 @@ def _save_state(table: TableMatch, state) -> None:
     table.save(update_fields=["state", "winner", "version"])
     event = table.match.round.stage.event
     if table.match.status == Match.Status.PENDING:
-        Match.objects.filter(pk=table.match_id, status=Match.Status.PENDING).update(status=Match.Status.IN_PROGRESS)
+        Match.objects.filter(pk=table.match_id, status=Match.Status.PENDING).update(
+            status=Match.Status.IN_PROGRESS
+        )
     event.bump_version()
 
 
 @transaction.atomic
-def record_event(*, table: TableMatch, event: dict, user=None, key: str, expected_version: int | None = None,
-                 reason: str = "", reported_by: str = "") -> tuple[TableMatch, str, bool]:
+def record_event(
+    *,
+    table: TableMatch,
+    event: dict,
+    user=None,
+    key: str,
+    expected_version: int | None = None,
+    reason: str = "",
+    reported_by: str = "",
+) -> tuple[TableMatch, str, bool]:
     """Record one event (a deal, a penalty, time up, a forfeit). Returns (table, the engine's
     description, created) — ``created`` is False when this key was already recorded."""
     key = (key or "").strip()[:64]
@@ -179,7 +226,9 @@ def record_event(*, table: TableMatch, event: dict, user=None, key: str, expecte
     # (rules §7.1), so the deal recorded after the call brings the time_up with it.
     rules = table.match.round.stage.event.rules()
     follow_with_time_up = (
-        "order" in payload and table.time_called_at is not None and rules.time_rule != "sudden_death"
+        "order" in payload
+        and table.time_called_at is not None
+        and rules.time_rule != "sudden_death"
     )
     new = [payload] + ([{"time_up": True}] if follow_with_time_up else [])
     before_state, _d = replay_table(table, payloads)
@@ -187,17 +236,28 @@ def record_event(*, table: TableMatch, event: dict, user=None, key: str, expecte
     seq = (table.events.aggregate(m=Max("seq"))["m"] or 0) + 1
     for offset, item in enumerate(new):
         TableEvent.objects.create(
-            table=table, seq=seq + offset, payload=item, key=key if offset == 0 else f"{key}:time",
-            reason=reason[:200], reported_by=reported_by[:100],
+            table=table,
+            seq=seq + offset,
+            payload=item,
+            key=key if offset == 0 else f"{key}:time",
+            reason=reason[:200],
+            reported_by=reported_by[:100],
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
     if table.started_at is None:
         table.started_at = timezone.now()
         table.save(update_fields=["started_at"])
     _save_state(table, state)
-    text = "；".join(d for _p, d in described[len(payloads):])
-    _audit(table, user, "event", text, before=state_to_full_dict(before_state, rules), after=table.state,
-           reason=reason)
+    text = "；".join(d for _p, d in described[len(payloads) :])
+    _audit(
+        table,
+        user,
+        "event",
+        text,
+        before=state_to_full_dict(before_state, rules),
+        after=table.state,
+        reason=reason,
+    )
     return table, text, True
 
 
@@ -216,29 +276,50 @@ def undo_last(*, table: TableMatch, user=None, expected_version: int | None = No
     undo = [last] + ([events[-2]] if last.key.endswith(":time") and len(events) > 1 else [])
     now = timezone.now()
     for item in undo:
-        item.undone_at, item.undone_by = now, user if getattr(user, "is_authenticated", False) else None
+        item.undone_at, item.undone_by = (
+            now,
+            user if getattr(user, "is_authenticated", False) else None,
+        )
         item.save(update_fields=["undone_at", "undone_by"])
     before = table.state
     state, _described = replay_table(table)
     _save_state(table, state)
-    _audit(table, user, "undo", _("撤销：%(what)s") % {"what": ", ".join(str(e.payload) for e in undo)},
-           before=before, after=table.state)
+    _audit(
+        table,
+        user,
+        "undo",
+        _("撤销：%(what)s") % {"what": ", ".join(str(e.payload) for e in undo)},
+        before=before,
+        after=table.state,
+    )
     return table
 
 
 @transaction.atomic
-def submit_table(*, table: TableMatch, user=None, expected_version: int | None = None) -> TableMatch:
+def submit_table(
+    *, table: TableMatch, user=None, expected_version: int | None = None
+) -> TableMatch:
     table = _locked(table)
     if table.status != TableMatch.Status.OPEN:
         raise TableError("closed", _("这一台的结果已经提交。"))
     _check_version(table, expected_version)
     if not table.is_over:
         raise TableError("not_over", _("比赛还没有结束，不能提交结果。"))
-    table.status, table.submitted_by, table.submitted_at = TableMatch.Status.SUBMITTED, user, timezone.now()
+    table.status, table.submitted_by, table.submitted_at = (
+        TableMatch.Status.SUBMITTED,
+        user,
+        timezone.now(),
+    )
     table.version += 1
     table.save(update_fields=["status", "submitted_by", "submitted_at", "version"])
     table.match.round.stage.event.bump_version()
-    _audit(table, user, "submit", _("提交结果：%(w)s胜") % {"w": _winner_name(table)}, after=table.state)
+    _audit(
+        table,
+        user,
+        "submit",
+        _("提交结果：%(w)s胜") % {"w": _winner_name(table)},
+        after=table.state,
+    )
     return table
 
 
@@ -258,16 +339,30 @@ def confirm_table(*, table: TableMatch, user) -> TableMatch:
         raise TableError("not_submitted", _("只有已提交的结果才能确认。"))
     if table.submitted_by_id and table.submitted_by_id == getattr(user, "pk", None):
         raise TableError("same_person", _("提交结果的人不能再确认；请由裁判长或另一位裁判确认。"))
-    table.status, table.confirmed_by, table.confirmed_at = TableMatch.Status.CONFIRMED, user, timezone.now()
+    table.status, table.confirmed_by, table.confirmed_at = (
+        TableMatch.Status.CONFIRMED,
+        user,
+        timezone.now(),
+    )
     table.version += 1
     table.save(update_fields=["status", "confirmed_by", "confirmed_at", "version"])
-    _audit(table, user, "confirm", _("确认结果：%(w)s胜") % {"w": _winner_name(table)}, after=table.state)
+    _audit(
+        table,
+        user,
+        "confirm",
+        _("确认结果：%(w)s胜") % {"w": _winner_name(table)},
+        after=table.state,
+    )
     _after_confirmation(table, user)
     return table
 
 
 def _after_confirmation(table: TableMatch, user) -> None:
-    match = Match.objects.select_for_update().select_related("round__stage__event").get(pk=table.match_id)
+    match = (
+        Match.objects.select_for_update()
+        .select_related("round__stage__event")
+        .get(pk=table.match_id)
+    )
     event = match.round.stage.event
     rules = event.rules()
     # A forfeit ends the entry's event where the rules say so (Anhui: 弃权 … 比赛资格就此终止).
@@ -285,7 +380,9 @@ def _update_tie(match: Match, user) -> None:
     """Decide the tie from its confirmed tables: the team with a majority of tables wins,
     as soon as it has it; the score keeps counting the remaining tables."""
     tables = list(match.tables.order_by("number"))
-    confirmed = [t.winner if t.status == TableMatch.Status.CONFIRMED and t.winner else None for t in tables]
+    confirmed = [
+        t.winner if t.status == TableMatch.Status.CONFIRMED and t.winner else None for t in tables
+    ]
     if len(tables) == 1:
         winner = confirmed[0]
         wins = {"A": int(winner == "A"), "B": int(winner == "B")}
@@ -304,10 +401,21 @@ def _update_tie(match: Match, user) -> None:
         return
     side = {"A": Match.Side.HOME, "B": Match.Side.AWAY}.get(winner)
     draws.record_result(
-        match=match, winner=side, home_score=wins["A"], away_score=wins["B"],
-        home_level_points=level_diff, away_level_points=-level_diff, user=user,
+        match=match,
+        winner=side,
+        home_score=wins["A"],
+        away_score=wins["B"],
+        home_level_points=level_diff,
+        away_level_points=-level_diff,
+        user=user,
     )
-    _audit(None, user, "tie_decided", _("本场结果：%(h)s %(a)s") % {"h": wins["A"], "a": wins["B"]}, match=match)
+    _audit(
+        None,
+        user,
+        "tie_decided",
+        _("本场结果：%(h)s %(a)s") % {"h": wins["A"], "a": wins["B"]},
+        match=match,
+    )
     # A forfeit that ends an Anhui pair's event: its next opponents get walkovers.
     for entry_id in (match.home_id, match.away_id):
         entry = Entry.objects.get(pk=entry_id)
@@ -333,11 +441,19 @@ def correct_table(*, table: TableMatch, events: list[dict], reason: str, user) -
     table.events.filter(undone_at__isnull=True).update(undone_at=now, undone_by=actor)
     seq = (table.events.aggregate(m=Max("seq"))["m"] or 0) + 1
     stamp = now.strftime("%Y%m%d%H%M%S%f")
-    TableEvent.objects.bulk_create([
-        TableEvent(table=table, seq=seq + i, payload=event_to_dict(parse_event(e)), key=f"correction-{stamp}-{i}",
-                   reason=reason[:200], created_by=actor)
-        for i, e in enumerate(events)
-    ])
+    TableEvent.objects.bulk_create(
+        [
+            TableEvent(
+                table=table,
+                seq=seq + i,
+                payload=event_to_dict(parse_event(e)),
+                key=f"correction-{stamp}-{i}",
+                reason=reason[:200],
+                created_by=actor,
+            )
+            for i, e in enumerate(events)
+        ]
+    )
     old_winner = table.winner
     _save_state(table, state)
     if table.status == TableMatch.Status.CONFIRMED and not state.match_over:
@@ -352,17 +468,26 @@ def correct_table(*, table: TableMatch, events: list[dict], reason: str, user) -
 def _redecide_tie(match: Match, user, reason: str) -> None:
     match = Match.objects.select_for_update().select_related("round__stage__event").get(pk=match.pk)
     tables = list(match.tables.order_by("number"))
-    confirmed = [t.winner if t.status == TableMatch.Status.CONFIRMED and t.winner else None for t in tables]
+    confirmed = [
+        t.winner if t.status == TableMatch.Status.CONFIRMED and t.winner else None for t in tables
+    ]
     if len(tables) == 1:
         winner, wins = confirmed[0], {"A": int(confirmed[0] == "A"), "B": int(confirmed[0] == "B")}
     else:
         tie = decide_tie(confirmed, tables=len(tables))
         winner, wins = tie.winner, tie.wins
     side = {"A": Match.Side.HOME, "B": Match.Side.AWAY}.get(winner, "")
-    draws.correct_result(match=match, winner=side, home_score=wins["A"], away_score=wins["B"],
-                         note=reason, user=user)
-    _audit(None, user, "tie_corrected", _("本场结果更正为 %(h)s:%(a)s") % {"h": wins["A"], "a": wins["B"]},
-           match=match, reason=reason)
+    draws.correct_result(
+        match=match, winner=side, home_score=wins["A"], away_score=wins["B"], note=reason, user=user
+    )
+    _audit(
+        None,
+        user,
+        "tie_corrected",
+        _("本场结果更正为 %(h)s:%(a)s") % {"h": wins["A"], "a": wins["B"]},
+        match=match,
+        reason=reason,
+    )
 
 
 # --------------------------------------------------------------------------- the whistle
@@ -375,9 +500,11 @@ def call_time(*, round, user) -> list[TableMatch]:
     played out and the deal recorded next brings time_up with it."""
     now = timezone.now()
     called = []
-    tables = TableMatch.objects.select_for_update().filter(
-        match__round=round, status=TableMatch.Status.OPEN, time_called_at__isnull=True
-    ).select_related("match__round__stage__event")
+    tables = (
+        TableMatch.objects.select_for_update()
+        .filter(match__round=round, status=TableMatch.Status.OPEN, time_called_at__isnull=True)
+        .select_related("match__round__stage__event")
+    )
     for table in tables:
         if table.is_over:
             continue
@@ -385,7 +512,12 @@ def call_time(*, round, user) -> list[TableMatch]:
         table.time_called_at = now
         table.save(update_fields=["time_called_at"])
         if rules.time_rule == "sudden_death":
-            record_event(table=table, event={"time_up": True}, user=user, key=f"whistle-{round.pk}-{table.pk}")
+            record_event(
+                table=table,
+                event={"time_up": True},
+                user=user,
+                key=f"whistle-{round.pk}-{table.pk}",
+            )
         _audit(table, user, "whistle", _("裁判长鸣哨"))
         called.append(table)
     return called
@@ -397,7 +529,9 @@ def call_time(*, round, user) -> list[TableMatch]:
 def check_in(*, match: Match, pair: Pair, user=None) -> CheckIn:
     if pair.entry_id not in (match.home_id, match.away_id):
         raise TableError("not_in_match", _("这一对不在这场比赛中。"))
-    checkin, created = CheckIn.objects.get_or_create(match=match, pair=pair, defaults={"checked_in_by": user})
+    checkin, created = CheckIn.objects.get_or_create(
+        match=match, pair=pair, defaults={"checked_in_by": user}
+    )
     if created:
         _audit(None, user, "check_in", _("签到：%(p)s") % {"p": pair_name(pair)}, match=match)
     return checkin
@@ -405,8 +539,11 @@ def check_in(*, match: Match, pair: Pair, user=None) -> CheckIn:
 
 def missing_pairs(round) -> list[tuple[TableMatch, str, Pair]]:
     """Pairs of unfinished tables in the round that have not checked in."""
-    tables = TableMatch.objects.filter(match__round=round, status=TableMatch.Status.OPEN).select_related(
-        "home_pair__first", "home_pair__second", "away_pair__first", "away_pair__second", "match")
+    tables = TableMatch.objects.filter(
+        match__round=round, status=TableMatch.Status.OPEN
+    ).select_related(
+        "home_pair__first", "home_pair__second", "away_pair__first", "away_pair__second", "match"
+    )
     present = set(CheckIn.objects.filter(match__round=round).values_list("match_id", "pair_id"))
     missing = []
     for table in tables:
@@ -429,8 +566,13 @@ def forfeit_missing(*, round, user) -> int:
         if len(items) != 1:
             continue  # both pairs absent: the chief referee decides that table by hand
         table, team = items[0]
-        record_event(table=table, event={"forfeit": {"team": team, "reason": "late_over_10_min"}}, user=user,
-                     key=f"late-{round.pk}-{table.pk}", reason=_("迟到十分钟以上"))
+        record_event(
+            table=table,
+            event={"forfeit": {"team": team, "reason": "late_over_10_min"}},
+            user=user,
+            key=f"late-{round.pk}-{table.pk}",
+            reason=_("迟到十分钟以上"),
+        )
         count += 1
     return count
 
@@ -438,14 +580,21 @@ def forfeit_missing(*, round, user) -> int:
 # --------------------------------------------------------------------------- reports
 
 
-def add_report(*, table: TableMatch, team: str, description: str, reported_by: str = "", user=None) -> Report:
+def add_report(
+    *, table: TableMatch, team: str, description: str, reported_by: str = "", user=None
+) -> Report:
     if team not in ("A", "B"):
         raise TableError("invalid_team", _("请选择被举报的一方。"))
     description = " ".join((description or "").split())
     if not description:
         raise TableError("no_description", _("请写明举报内容。"))
-    report = Report.objects.create(table=table, team=team, description=description[:200],
-                                   reported_by=reported_by[:100], created_by=user)
+    report = Report.objects.create(
+        table=table,
+        team=team,
+        description=description[:200],
+        reported_by=reported_by[:100],
+        created_by=user,
+    )
     _audit(table, user, "report", _("举报%(t)s：%(d)s") % {"t": team, "d": description})
     return report
 
@@ -455,7 +604,12 @@ def rule_report(*, report: Report, upheld: bool, user) -> int:
     not yet led to a deduction (the page proposes the deduction at three)."""
     report.upheld, report.ruled_by, report.ruled_at = bool(upheld), user, timezone.now()
     report.save(update_fields=["upheld", "ruled_by", "ruled_at"])
-    _audit(report.table, user, "report_ruling", _("举报%(r)s") % {"r": _("属实") if upheld else _("不属实")})
+    _audit(
+        report.table,
+        user,
+        "report_ruling",
+        _("举报%(r)s") % {"r": _("属实") if upheld else _("不属实")},
+    )
     return pending_upheld(report.table, report.team)
 
 
@@ -465,14 +619,23 @@ def pending_upheld(table: TableMatch, team: str) -> int:
 
 @transaction.atomic
 def apply_report_deduction(*, table: TableMatch, team: str, user, key: str) -> TableMatch:
-    reports = list(Report.objects.select_for_update().filter(table=table, team=team, upheld=True,
-                                                             penalty__isnull=True).order_by("created_at"))
+    reports = list(
+        Report.objects.select_for_update()
+        .filter(table=table, team=team, upheld=True, penalty__isnull=True)
+        .order_by("created_at")
+    )
     if len(reports) < UPHELD_REPORTS_FOR_A_DEDUCTION:
         raise TableError("not_enough_reports", _("属实的举报不足三次。"))
     rules = table.match.round.stage.event.rules()
     table, _text, _created = record_event(
-        table=table, event={"penalty": {"team": team, "levels": rules.default_penalty_levels}}, user=user,
-        key=key, reason=_("三次举报属实，扣级"))
+        table=table,
+        event={"penalty": {"team": team, "levels": rules.default_penalty_levels}},
+        user=user,
+        key=key,
+        reason=_("三次举报属实，扣级"),
+    )
     penalty = table.events.get(key=key)
-    Report.objects.filter(pk__in=[r.pk for r in reports[:UPHELD_REPORTS_FOR_A_DEDUCTION]]).update(penalty=penalty)
+    Report.objects.filter(pk__in=[r.pk for r in reports[:UPHELD_REPORTS_FOR_A_DEDUCTION]]).update(
+        penalty=penalty
+    )
     return table

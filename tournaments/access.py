@@ -70,3 +70,30 @@ def get_entry_for_registrant(request, tournament: Tournament, entry_id: int) -> 
     if not organiser and entry.unit_id not in leader_unit_ids(request.user, tournament):
         raise PermissionDenied("You change your own unit's entries only.")
     return entry, organiser
+
+
+CHIEF_ROLES = (
+    Official.Role.ORGANISER,
+    Official.Role.CHIEF_REFEREE,
+    Official.Role.ARBITRATION_LEADER,
+    Official.Role.ARBITRATION,
+)
+
+
+def is_chief(user, tournament: Tournament) -> bool:
+    """Organisers, the chief referee (裁判长) and the arbitration panel (仲裁组): they confirm
+    and correct results, call time and rule on reports."""
+    if not user.is_authenticated:
+        return False
+    if user.is_superuser:
+        return True
+    return Official.objects.filter(tournament=tournament, user=user, role__in=CHIEF_ROLES).exists()
+
+
+def can_enter_table(user, table, *, chief: bool | None = None) -> bool:
+    """A referee enters only the tables and ties assigned to them; chiefs enter any."""
+    if not user.is_authenticated:
+        return False
+    if chief is None:
+        chief = is_chief(user, table.match.round.stage.event.tournament)
+    return chief or user.pk in (table.referee_id, table.match.referee_id)

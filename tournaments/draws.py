@@ -386,8 +386,9 @@ def record_result(
 
 
 @transaction.atomic
-def correct_result(*, match: Match, winner: str, home_score: int, away_score: int, note: str = "",
-                   user=None) -> Match:
+def correct_result(
+    *, match: Match, winner: str, home_score: int, away_score: int, note: str = "", user=None
+) -> Match:
     """A confirmed result corrected by the chief referee. The bracket is re-derived: the right
     entries move into the next matches; a next match that was already played keeps its
     record and is flagged for the chief referee (needs_review)."""
@@ -399,15 +400,18 @@ def correct_result(*, match: Match, winner: str, home_score: int, away_score: in
     match.result_note = note[:200]
     match.save()
     if changed:
-        for target_id, side, entry in ((match.winner_to_id, match.winner_to_side, match.winner_entry),
-                                       (match.loser_to_id, match.loser_to_side, match.loser_entry)):
+        for target_id, side, entry in (
+            (match.winner_to_id, match.winner_to_side, match.winner_entry),
+            (match.loser_to_id, match.loser_to_side, match.loser_entry),
+        ):
             if not target_id:
                 continue
             target = Match.objects.select_for_update().get(pk=target_id)
             if target.is_decided or target.status == Match.Status.IN_PROGRESS:
                 target.needs_review = True
-                target.review_note = _("上一场（%(m)s）的结果已更正，本场对阵应为%(e)s；请裁判长复核。") % {
-                    "m": str(match), "e": entry.name if entry else "—"}
+                target.review_note = _(
+                    "上一场（%(m)s）的结果已更正，本场对阵应为%(e)s；请裁判长复核。"
+                ) % {"m": str(match), "e": entry.name if entry else "—"}
                 target.save(update_fields=["needs_review", "review_note"])
                 continue
             setattr(target, side, entry)

@@ -61,14 +61,32 @@ def _public_match(event: Event, match_id: int) -> Match:
     )
 
 
+def _tables(match: Match) -> list:
+    from scoring.models import TableMatch  # scoring builds on tournaments
+
+    return list(
+        TableMatch.objects.filter(match=match)
+        .select_related(
+            "home_pair__first", "home_pair__second", "away_pair__first", "away_pair__second"
+        )
+        .prefetch_related("events")
+        .order_by("number")
+    )
+
+
 def match_page(request: HttpRequest, slug: str, event_slug: str, match_id: int) -> HttpResponse:
+    """The tie (场): its tables side by side with their state, and the tie score."""
     event = _public_event(request, slug, event_slug)
     match = _public_match(event, match_id)
-    return render(
-        request,
-        "tournaments/match.html",
-        {"tournament": event.tournament, "event": event, "match": match},
-    )
+    context = {
+        "tournament": event.tournament,
+        "event": event,
+        "match": match,
+        "tables": _tables(match),
+        "poll_seconds": POLL_SECONDS,
+    }
+    template = "tournaments/match.html#tie_body" if request.htmx else "tournaments/match.html"
+    return render(request, template, context)
 
 
 def match_json_view(
@@ -82,9 +100,36 @@ def match_json_view(
         tournament=event.tournament.slug,
         stage=match.round.stage.name,
         round={"number": match.round.number, "name": match.round.name},
-        tables=[],
+        tables=[_table_json(event, t) for t in _tables(match)],
     )
     return JsonResponse(data, json_dumps_params={"ensure_ascii": False})
+
+
+def _table_json(event: Event, table) -> dict:
+    from scoring.engine import replay, state_to_dict
+    from scoring.services import pair_name
+
+    rules = event.rules()
+    events = [
+        e.payload for e in sorted(table.events.all(), key=lambda e: e.seq) if e.undone_at is None
+    ]
+    # The engine's state after the recorded events: a replay, never a stored copy.
+    state = state_to_dict(replay(rules, events), rules)
+    return {
+        "number": table.number,
+        "table_number": table.table_number,
+        "home": {"pair_id": table.home_pair_id, "name": pair_name(table.home_pair)}
+        if table.home_pair_id
+        else None,
+        "away": {"pair_id": table.away_pair_id, "name": pair_name(table.away_pair)}
+        if table.away_pair_id
+        else None,
+        "ruleset": rules.id,
+        "events": events,
+        "state": state,
+        "winner": {"A": "home", "B": "away"}.get(table.winner),
+        "status": table.status,
+    }
 
 
 # --------------------------------------------------------------------------- organiser

@@ -186,8 +186,13 @@ class Match(models.Model):
     scheduled_at = models.DateTimeField(_("开始时间"), null=True, blank=True)
     finished_at = models.DateTimeField(_("结束时间"), null=True, blank=True)
     referee = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="refereed_matches",
-        verbose_name=_("裁判"), help_text=_("负责本场各台的裁判"),
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="refereed_matches",
+        verbose_name=_("裁判"),
+        help_text=_("负责本场各台的裁判"),
     )
     # Set when a correction upstream changed who should have played this match after it
     # was already decided: the chief referee has to look at it (裁判长复核).

@@ -91,7 +91,13 @@ def test_bracket_json_has_the_stable_shape(client, demo):
     assert data["placings"] == []
     detail = client.get(match["url"]).json()
     assert detail["id"] == first.pk and detail["round"]["name"] == "1/4决赛"
-    assert detail["tables"] == []
+    # A tie decided without tables (entered directly by the service) still lists its
+    # three table matches, pair n against pair n, with the engine's state of their record.
+    assert [t["number"] for t in detail["tables"]] == [1, 2, 3]
+    table = detail["tables"][0]
+    assert table["ruleset"] == "nantong2014" and table["events"] == []
+    assert table["state"]["levels"] == {"A": "2", "B": "2"} and table["winner"] is None
+    assert set(table["home"]) == {"pair_id", "name"}
 
 
 def test_the_version_grows_with_every_change(client, demo):

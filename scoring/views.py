@@ -1,0 +1,424 @@
+"""Referee pages: a table's entry page on a phone, and the chief referee's desk."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from functools import wraps
+
+import segno
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from scoring import services
+from scoring.models import AuditEntry, Report, TableMatch
+from scoring.services import TableError
+from tournaments.access import can_enter_table, get_event, is_chief
+from tournaments.models import Match, Round, Tournament
+from tournaments.views import get_public_tournament
+
+PLACES = {"2": _("二游"), "3": _("三游"), "4": _("末游")}
+FORFEIT_REASONS = {
+    "late_over_10_min": _("迟到十分钟以上"),
+    "stoppage_over_5_min": _("不服从裁判致使比赛中断5分钟"),
+    "withdrew": _("弃权"),
+}
+
+
+def _table(slug: str, event_slug: str, table_id: int, request) -> TableMatch:
+    tournament = get_public_tournament(request, slug)
+    event = get_event(tournament, event_slug)
+    return get_object_or_404(
+        TableMatch.objects.select_related(
+            "match__round__stage__event__tournament",
+            "match__home",
+            "match__away",
+            "home_pair__first",
+            "home_pair__second",
+            "away_pair__first",
+            "away_pair__second",
+        ),
+        pk=table_id,
+        match__round__stage__event=event,
+        match__round__stage__draw__undone_at__isnull=True,
+    )
+
+
+def _context(request, table: TableMatch, *, flash: str = "", problem: str = "") -> dict:
+    event = table.match.round.stage.event
+    rules = event.rules()
+    chief = is_chief(request.user, event.tournament)
+    state, described = services.replay_table(table)
+    deadline = None
+    if table.started_at and rules.time_limit_minutes:
+        deadline = table.started_at + timezone.timedelta(minutes=rules.time_limit_minutes)
+    reports = list(table.reports.all())
+    return {
+        "tournament": event.tournament,
+        "event": event,
+        "table": table,
+        "rules": rules,
+        "state": table.state,
+        "history": list(reversed(described)),
+        "home_name": services.pair_name(table.home_pair),
+        "away_name": services.pair_name(table.away_pair),
+        "can_enter": can_enter_table(request.user, table, chief=chief),
+        "chief": chief,
+        "key": uuid.uuid4().hex,
+        "flash": flash,
+        "problem": problem,
+        "deadline": deadline,
+        "places": PLACES,
+        "forfeit_reasons": FORFEIT_REASONS,
+        "reports": reports,
+        "proposals": [
+            t
+            for t in ("A", "B")
+            if services.pending_upheld(table, t) >= services.UPHELD_REPORTS_FOR_A_DEDUCTION
+        ],
+        "audit": list(table.audit.select_related("actor")[:50]) if chief else [],
+        "events_json": json.dumps(
+            [e.payload for e in services.active_events(table)], ensure_ascii=False
+        ),
+        "qr_url": reverse("scoring-table-qr", args=[event.tournament.slug, event.slug, table.pk]),
+    }
+
+
+def table_page(request: HttpRequest, slug: str, event_slug: str, table_id: int) -> HttpResponse:
+    table = _table(slug, event_slug, table_id, request)
+    template = "scoring/table.html#table_panel" if request.htmx else "scoring/table.html"
+    return render(request, template, _context(request, table))
+
+
+def table_qr(request: HttpRequest, slug: str, event_slug: str, table_id: int) -> HttpResponse:
+    table = _table(slug, event_slug, table_id, request)
+    url = request.build_absolute_uri(reverse("scoring-table", args=[slug, event_slug, table.pk]))
+    svg = segno.make(url, error="m").svg_inline(scale=4, border=2)
+    return HttpResponse(svg, content_type="image/svg+xml")
+
+
+def referee_action(*, chief_only: bool = False):
+    """Login, the table (404 if not in this event), 403 unless the user may enter it, POST
+    only; the view returns (flash message) or raises TableError; the page is re-rendered."""
+
+    def decorate(view):
+        @login_required
+        @require_POST
+        @wraps(view)
+        def wrapper(request, slug, event_slug, table_id, **kwargs):
+            table = _table(slug, event_slug, table_id, request)
+            tournament = table.match.round.stage.event.tournament
+            allowed = (
+                is_chief(request.user, tournament)
+                if chief_only
+                else can_enter_table(request.user, table)
+            )
+            if not allowed:
+                raise PermissionDenied("Not your table.")
+            problem, flash = "", ""
+            try:
+                flash = view(request, table, **kwargs) or ""
+            except TableError as err:
+                problem = err.message
+            table.refresh_from_db()
+            if not request.htmx:
+                if problem:
+                    messages.error(request, problem)
+                elif flash:
+                    messages.success(request, flash)
+                return redirect(
+                    "scoring-table", slug=slug, event_slug=event_slug, table_id=table.pk
+                )
+            return render(
+                request,
+                "scoring/table.html#table_panel",
+                _context(request, table, flash=flash, problem=problem),
+                status=422 if problem else 200,
+            )
+
+        return wrapper
+
+    return decorate
+
+
+def _version(request) -> int | None:
+    raw = request.POST.get("version", "")
+    return int(raw) if raw.isdigit() else None
+
+
+def _order(top: str, place: str) -> list[str]:
+    """The finishing order from one decision: who took 上游 and where the partner finished."""
+    if top not in ("A", "B") or place not in ("2", "3", "4"):
+        raise TableError("invalid_order", _("请选择上游方和对家名次。"))
+    other = "B" if top == "A" else "A"
+    order = [top, other, other, other]
+    order[int(place) - 1] = top
+    return order
+
+
+@referee_action()
+def record_deal(request, table):
+    # One tap: the button's value is the side with 上游 and its partner's place ("A3").
+    choice = request.POST.get("deal", "")
+    order = _order(choice[:1], choice[1:])
+    _table, text, created = services.record_event(
+        table=table,
+        event={"order": order},
+        user=request.user,
+        key=request.POST.get("key", ""),
+        expected_version=_version(request),
+    )
+    return text if created else _("（已记录过，未重复记录）") + text
+
+
+@referee_action()
+def record_penalty(request, table):
+    team, kind = request.POST.get("team", ""), request.POST.get("kind", "levels")
+    if team not in ("A", "B"):
+        raise TableError("invalid_team", _("请选择受罚的一方。"))
+    body = {"team": team, "kind": kind}
+    if kind == "levels":
+        raw = request.POST.get("levels", "").strip()
+        if not raw.isdigit() or int(raw) < 1:
+            raise TableError("invalid_levels", _("扣级数必须是不小于1的整数。"))
+        body["levels"] = int(raw)
+    reason = request.POST.get("reason", "").strip()
+    if not reason:
+        raise TableError("no_reason", _("请写明处罚原因。"))
+    _table, text, _created = services.record_event(
+        table=table,
+        event={"penalty": body},
+        user=request.user,
+        key=request.POST.get("key", ""),
+        expected_version=_version(request),
+        reason=reason,
+        reported_by=request.POST.get("reported_by", ""),
+    )
+    return text
+
+
+@referee_action()
+def record_time_up(request, table):
+    _table, text, _created = services.record_event(
+        table=table,
+        event={"time_up": True},
+        user=request.user,
+        key=request.POST.get("key", ""),
+        expected_version=_version(request),
+    )
+    return text
+
+
+@referee_action()
+def record_forfeit(request, table):
+    team, reason = request.POST.get("team", ""), request.POST.get("reason", "")
+    if team not in ("A", "B") or reason not in FORFEIT_REASONS:
+        raise TableError("invalid_forfeit", _("请选择判负的一方和原因。"))
+    _table, text, _created = services.record_event(
+        table=table,
+        event={"forfeit": {"team": team, "reason": reason}},
+        user=request.user,
+        key=request.POST.get("key", ""),
+        expected_version=_version(request),
+        reason=str(FORFEIT_REASONS[reason]),
+    )
+    return text
+
+
+@referee_action()
+def undo(request, table):
+    services.undo_last(table=table, user=request.user, expected_version=_version(request))
+    return _("已撤销上一条记录。")
+
+
+@referee_action()
+def submit(request, table):
+    services.submit_table(table=table, user=request.user, expected_version=_version(request))
+    return _("结果已提交，等待裁判长确认。")
+
+
+@referee_action()
+def report(request, table):
+    services.add_report(
+        table=table,
+        team=request.POST.get("team", ""),
+        description=request.POST.get("description", ""),
+        reported_by=request.POST.get("reported_by", ""),
+        user=request.user,
+    )
+    return _("举报已记录，等待仲裁组裁定。")
+
+
+@referee_action(chief_only=True)
+def confirm(request, table):
+    services.confirm_table(table=table, user=request.user)
+    return _("结果已确认。")
+
+
+@referee_action(chief_only=True)
+def rule_report(request, table, report_id: int):
+    item = get_object_or_404(Report, pk=report_id, table=table)
+    pending = services.rule_report(
+        report=item, upheld=request.POST.get("upheld") == "yes", user=request.user
+    )
+    if pending >= services.UPHELD_REPORTS_FOR_A_DEDUCTION:
+        return _("已有三次举报属实：建议扣级。")
+    return _("已裁定。")
+
+
+@referee_action(chief_only=True)
+def report_deduction(request, table):
+    services.apply_report_deduction(
+        table=table,
+        team=request.POST.get("team", ""),
+        user=request.user,
+        key=request.POST.get("key", ""),
+    )
+    return _("已按三次举报属实扣级。")
+
+
+@referee_action(chief_only=True)
+def correct(request, table):
+    try:
+        events = json.loads(request.POST.get("events", ""))
+    except json.JSONDecodeError:
+        raise TableError("invalid_json", _("更正的记录格式不对（须为JSON列表）。")) from None
+    if not isinstance(events, list):
+        raise TableError("invalid_json", _("更正的记录格式不对（须为JSON列表）。"))
+    services.correct_table(
+        table=table, events=events, reason=request.POST.get("reason", ""), user=request.user
+    )
+    return _("记录已更正。")
+
+
+# --------------------------------------------------------------------------- chief referee
+
+
+def _chief_tournament(request, slug: str) -> Tournament:
+    tournament = get_object_or_404(Tournament, slug=slug)
+    if not is_chief(request.user, tournament):
+        raise PermissionDenied("Chief referees only.")
+    return tournament
+
+
+@login_required
+def desk(request: HttpRequest, slug: str) -> HttpResponse:
+    """裁判长: tables waiting for confirmation (oldest first), flagged matches, rounds in play."""
+    tournament = _chief_tournament(request, slug)
+    waiting = list(
+        TableMatch.objects.filter(
+            match__round__stage__event__tournament=tournament,
+            status=TableMatch.Status.SUBMITTED,
+            match__round__stage__draw__undone_at__isnull=True,
+        )
+        .select_related(
+            "match__round__stage__event",
+            "home_pair__first",
+            "home_pair__second",
+            "away_pair__first",
+            "away_pair__second",
+            "submitted_by",
+        )
+        .order_by("submitted_at")
+    )
+    flagged = list(
+        Match.objects.filter(
+            round__stage__event__tournament=tournament,
+            needs_review=True,
+            round__stage__draw__undone_at__isnull=True,
+        ).select_related("home", "away", "round__stage__event")
+    )
+    rounds = list(
+        Round.objects.filter(
+            stage__event__tournament=tournament,
+            stage__draw__undone_at__isnull=True,
+            matches__tables__status=TableMatch.Status.OPEN,
+        )
+        .distinct()
+        .select_related("stage__event")
+        .order_by("stage__event__order", "stage__order", "number")
+    )
+    return render(
+        request,
+        "scoring/desk.html",
+        {
+            "tournament": tournament,
+            "waiting": waiting,
+            "flagged": flagged,
+            "rounds": rounds,
+            "pair_name": services.pair_name,
+        },
+    )
+
+
+@login_required
+@require_POST
+def whistle(request: HttpRequest, slug: str, round_id: int) -> HttpResponse:
+    tournament = _chief_tournament(request, slug)
+    rnd = get_object_or_404(Round, pk=round_id, stage__event__tournament=tournament)
+    called = services.call_time(round=rnd, user=request.user)
+    messages.success(request, _("已鸣哨：%(n)s台时间到。") % {"n": len(called)})
+    return redirect("scoring-desk", slug=slug)
+
+
+@login_required
+def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse:
+    tournament = _chief_tournament(request, slug)
+    rnd = get_object_or_404(
+        Round.objects.select_related("stage__event"),
+        pk=round_id,
+        stage__event__tournament=tournament,
+    )
+    if request.method == "POST":
+        if request.POST.get("forfeit_missing"):
+            count = services.forfeit_missing(round=rnd, user=request.user)
+            messages.success(request, _("已判%(n)s对迟到判负。") % {"n": count})
+        else:
+            table = get_object_or_404(TableMatch, pk=request.POST.get("table", 0), match__round=rnd)
+            pair = table.home_pair if request.POST.get("team") == "A" else table.away_pair
+            if pair is not None:
+                services.check_in(match=table.match, pair=pair, user=request.user)
+        return redirect("scoring-checkin", slug=slug, round_id=rnd.pk)
+    missing = services.missing_pairs(rnd)
+    late = rnd.starts_at is not None and timezone.now() >= rnd.starts_at + timezone.timedelta(
+        minutes=10
+    )
+    tables = list(
+        TableMatch.objects.filter(match__round=rnd).select_related(
+            "home_pair__first",
+            "home_pair__second",
+            "away_pair__first",
+            "away_pair__second",
+            "match",
+        )
+    )
+    missing_keys = {(t.pk, team) for t, team, _p in missing}
+    return render(
+        request,
+        "scoring/checkin.html",
+        {
+            "tournament": tournament,
+            "round": rnd,
+            "tables": tables,
+            "missing": missing,
+            "late": late,
+            "missing_keys": missing_keys,
+            "pair_name": services.pair_name,
+        },
+    )
+
+
+@login_required
+def audit_page(request: HttpRequest, slug: str) -> HttpResponse:
+    tournament = _chief_tournament(request, slug)
+    entries = AuditEntry.objects.filter(tournament=tournament).select_related(
+        "actor", "table", "match"
+    )[:500]
+    return render(request, "scoring/audit.html", {"tournament": tournament, "entries": entries})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import uuid
 from functools import wraps
@@ -99,9 +100,19 @@ def table_page(request: HttpRequest, slug: str, event_slug: str, table_id: int) 
 
 def table_qr(request: HttpRequest, slug: str, event_slug: str, table_id: int) -> HttpResponse:
     table = _table(slug, event_slug, table_id, request)
-    url = request.build_absolute_uri(reverse("scoring-table", args=[slug, event_slug, table.pk]))
-    svg = segno.make(url, error="m").svg_inline(scale=4, border=2)
-    return HttpResponse(svg, content_type="image/svg+xml")
+    return HttpResponse(table_qr_svg(request, table), content_type="image/svg+xml")
+
+
+def table_entry_url(request, table: TableMatch) -> str:
+    event = table.match.round.stage.event
+    return request.build_absolute_uri(reverse("scoring-table", args=[event.tournament.slug, event.slug, table.pk]))
+
+
+def table_qr_svg(request, table: TableMatch) -> str:
+    """The QR code that opens a table's entry page (printed on its score sheet)."""
+    buffer = io.BytesIO()
+    segno.make(table_entry_url(request, table), error="m").save(buffer, kind="svg", scale=4, border=2)
+    return buffer.getvalue().decode("utf-8")
 
 
 def referee_action(*, chief_only: bool = False):

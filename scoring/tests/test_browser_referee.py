@@ -1,0 +1,69 @@
+"""A referee records a whole table match on a phone; the chief referee confirms it; the
+bracket moves on."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PASSWORD = "Referee-2021-pass"
+
+
+def log_in(page, base, username):
+    page.goto(f"{base}/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.locator("main form button[type=submit]").click()
+    page.wait_for_load_state()
+
+
+def test_a_referee_records_a_table_from_2_past_a_and_the_confirmed_winner_moves_on(live_server, browser, db):
+    from tournaments.demo import load_demo
+    from tournaments.models import Match, Official
+
+    load_demo()
+    User = get_user_model()
+    referee = User.objects.create_user(username="zhouling", password=PASSWORD)
+    chief = User.objects.create_user(username="xiaohui", password=PASSWORD)
+    match = (
+        Match.objects.filter(round__stage__event__tournament__slug="anhui-2021", round__stage__event__slug="guandan",
+                             status="pending", home__isnull=False, away__isnull=False, round__number=1)
+        .order_by("index").first()
+    )
+    tournament = match.round.stage.event.tournament
+    # The notice's chief referee gets a login.
+    Official.objects.filter(tournament=tournament, name="肖慧", role=Official.Role.CHIEF_REFEREE).update(user=chief)
+    Match.objects.filter(pk=match.pk).update(referee=referee)
+    table = match.tables.get()
+    url = f"{live_server.url}/t/anhui-2021/guandan/tables/{table.pk}/"
+
+    phone = browser.new_context(viewport={"width": 390, "height": 844})
+    page = phone.new_page()
+    log_in(page, live_server.url, "zhouling")
+    page.goto(url)
+    home_first = page.locator(".deal-col").first.get_by_role("button", name="对家二游")
+    # Anhui rules, best of three games: 双上 promotes 5 levels, 2 -> 7 -> Q -> A, and a
+    # fourth 双上 played at A passes A. Two games win the match.
+    for deal in range(1, 9):
+        home_first.click()
+        expect(page.locator(".history-list li")).to_have_count(deal)
+        if deal < 8:
+            home_first = page.locator(".deal-col").first.get_by_role("button", name="对家二游")
+    assert "赢得第2局" in page.locator(".history-list li").first.inner_text()
+    assert "比赛结束" in page.locator(".playing").inner_text()
+    page.get_by_role("button", name="提交结果").click()
+    page.get_by_text("结果已提交，等待裁判长确认。").wait_for()
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+
+    desk = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    log_in(desk, live_server.url, "xiaohui")
+    desk.goto(url)
+    desk.get_by_role("button", name="确认结果").click()
+    desk.get_by_text("结果已确认。").wait_for()
+
+    match.refresh_from_db()
+    assert match.status == "finished" and match.winner == "home"
+    desk.goto(f"{live_server.url}/t/anhui-2021/guandan/bracket/")
+    next_card = desk.locator(f"#match-{match.winner_to_id}")
+    assert match.home.name in next_card.inner_text()

@@ -27,7 +27,7 @@ def random_table(
     state = initial_state(ruleset)
     events: list[dict] = []
     while not state.match_over:
-        if len(events) >= max_deals:
+        if len(events) >= max_deals and not state.time_up:
             event = {"time_up": True}
         else:
             a_top = rng.random() < strength

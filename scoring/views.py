@@ -105,13 +105,17 @@ def table_qr(request: HttpRequest, slug: str, event_slug: str, table_id: int) ->
 
 def table_entry_url(request, table: TableMatch) -> str:
     event = table.match.round.stage.event
-    return request.build_absolute_uri(reverse("scoring-table", args=[event.tournament.slug, event.slug, table.pk]))
+    return request.build_absolute_uri(
+        reverse("scoring-table", args=[event.tournament.slug, event.slug, table.pk])
+    )
 
 
 def table_qr_svg(request, table: TableMatch) -> str:
     """The QR code that opens a table's entry page (printed on its score sheet)."""
     buffer = io.BytesIO()
-    segno.make(table_entry_url(request, table), error="m").save(buffer, kind="svg", scale=4, border=2)
+    segno.make(table_entry_url(request, table), error="m").save(
+        buffer, kind="svg", scale=4, border=2
+    )
     return buffer.getvalue().decode("utf-8")
 
 

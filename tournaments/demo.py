@@ -336,3 +336,79 @@ def _entry_form(event: Event, unit: str, members: list[str], names: NameMaker) -
         for n in range(count)
     ]
     return EntryForm(unit=unit, pairs=pairs, on_site=False)
+
+
+def play_demo(*, seed: int = 2014) -> int:
+    """Play every guandan tie of the demo tournaments to the end through the referee
+    services: each table's deals recorded one by one, submitted by a (made-up) referee and
+    confirmed by a (made-up) chief referee. Repeatable: the same seed, the same results."""
+    import random
+
+    from django.contrib.auth import get_user_model
+
+    from scoring import services
+    from scoring.simulate import random_table
+    from tournaments.models import Match
+
+    rng = random.Random(seed)
+    played = 0
+    User = get_user_model()
+    for demo in DEMOS:
+        tournament = Tournament.objects.get(slug=demo.slug)
+        referee, _ = User.objects.get_or_create(username=f"{demo.slug}-referee")
+        chief, _ = User.objects.get_or_create(username=f"{demo.slug}-chief")
+        for user in (referee, chief):
+            if user.has_usable_password():
+                user.set_unusable_password()
+                user.save(update_fields=["password"])
+        Official.objects.get_or_create(
+            tournament=tournament,
+            name="示例裁判",
+            role=Official.Role.REFEREE,
+            defaults={"user": referee},
+        )
+        Official.objects.get_or_create(
+            tournament=tournament,
+            name="示例裁判长",
+            role=Official.Role.CHIEF_REFEREE,
+            defaults={"user": chief},
+        )
+        for event in tournament.events.all():
+            if not event.is_guandan:
+                continue  # the other sports' result entry comes with their own scoring
+            rules = event.rules()
+            while True:
+                ready = list(
+                    Match.objects.filter(
+                        round__stage__event=event,
+                        round__stage__draw__undone_at__isnull=True,
+                        status__in=[Match.Status.PENDING, Match.Status.IN_PROGRESS],
+                        home__isnull=False,
+                        away__isnull=False,
+                    )
+                    .select_related("round__stage__event")
+                    .order_by("round__number", "index")
+                )
+                if not ready:
+                    break
+                for match in ready:
+                    strength = rng.uniform(0.35, 0.65)
+                    for table in services.ensure_tables(match):
+                        table.refresh_from_db()
+                        if table.status == table.Status.CONFIRMED:
+                            continue
+                        if table.status == table.Status.OPEN and not table.is_over:
+                            events, _state = random_table(rules, rng, strength=strength)
+                            for index, event_json in enumerate(events):
+                                services.record_event(
+                                    table=table,
+                                    event=event_json,
+                                    user=referee,
+                                    key=f"demo-{table.pk}-{index}",
+                                )
+                            table.refresh_from_db()
+                        if table.status == table.Status.OPEN:
+                            services.submit_table(table=table, user=referee)
+                        services.confirm_table(table=table, user=chief)
+                    played += 1
+    return played

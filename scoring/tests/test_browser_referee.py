@@ -18,7 +18,9 @@ def log_in(page, base, username):
     page.wait_for_load_state()
 
 
-def test_a_referee_records_a_table_from_2_past_a_and_the_confirmed_winner_moves_on(live_server, browser, db):
+def test_a_referee_records_a_table_from_2_past_a_and_the_confirmed_winner_moves_on(
+    live_server, browser, db
+):
     from tournaments.demo import load_demo
     from tournaments.models import Match, Official
 
@@ -27,13 +29,22 @@ def test_a_referee_records_a_table_from_2_past_a_and_the_confirmed_winner_moves_
     referee = User.objects.create_user(username="zhouling", password=PASSWORD)
     chief = User.objects.create_user(username="xiaohui", password=PASSWORD)
     match = (
-        Match.objects.filter(round__stage__event__tournament__slug="anhui-2021", round__stage__event__slug="guandan",
-                             status="pending", home__isnull=False, away__isnull=False, round__number=1)
-        .order_by("index").first()
+        Match.objects.filter(
+            round__stage__event__tournament__slug="anhui-2021",
+            round__stage__event__slug="guandan",
+            status="pending",
+            home__isnull=False,
+            away__isnull=False,
+            round__number=1,
+        )
+        .order_by("index")
+        .first()
     )
     tournament = match.round.stage.event.tournament
     # The notice's chief referee gets a login.
-    Official.objects.filter(tournament=tournament, name="肖慧", role=Official.Role.CHIEF_REFEREE).update(user=chief)
+    Official.objects.filter(
+        tournament=tournament, name="肖慧", role=Official.Role.CHIEF_REFEREE
+    ).update(user=chief)
     Match.objects.filter(pk=match.pk).update(referee=referee)
     table = match.tables.get()
     url = f"{live_server.url}/t/anhui-2021/guandan/tables/{table.pk}/"

@@ -102,3 +102,27 @@ def test_nantong_has_the_notices_own_draw_and_anhui_random_draws(demo):
     for event in Event.objects.filter(tournament__slug="anhui-2021"):
         draw = Draw.objects.get(event=event)
         assert draw.method == Draw.Method.RANDOM and draw.seed is not None
+
+
+def test_load_demo_with_results_plays_both_guandan_events_to_their_placings_once(db):
+    from tournaments import draws
+    from tournaments.models import Draw  # noqa: F401  (models loaded)
+
+    call_command("load_demo", "--with-results", stdout=StringIO())
+    counts = _counts()
+    from scoring.models import TableEvent, TableMatch
+
+    events = TableEvent.objects.count()
+    assert events > 0
+    assert (
+        not TableMatch.objects.exclude(status=TableMatch.Status.CONFIRMED)
+        .filter(match__round__stage__event__discipline__startswith="guandan", events__isnull=False)
+        .exists()
+    )
+    for slug in ["nantong-2014", "anhui-2021"]:
+        event = Event.objects.get(tournament__slug=slug, slug="guandan")
+        assert [rank for rank, _entry in draws.placings(event)] == [1, 2, 3, 4]
+    out = StringIO()
+    call_command("load_demo", "--with-results", stdout=out)
+    assert "played 0 ties" in out.getvalue()
+    assert _counts() == counts and TableEvent.objects.count() == events

@@ -1,15 +1,21 @@
 from django.core.management.base import BaseCommand
 
-from tournaments.demo import load_demo
+from tournaments.demo import load_demo, play_demo
 from tournaments.models import Entry, Player
 
 
 class Command(BaseCommand):
     help = (
-        "Load the two seed tournaments (nantong-2014, anhui-2021) with made-up players. Idempotent."
+        "Load the two seed tournaments (nantong-2014, anhui-2021) with made-up players and their "
+        "draws. Idempotent. --with-results also plays every guandan tie to the end through the "
+        "referee services (seeded, repeatable)."
     )
 
-    def handle(self, *args, **options):
+    def add_arguments(self, parser):
+        parser.add_argument("--with-results", action="store_true")
+        parser.add_argument("--seed", type=int, default=2014)
+
+    def handle(self, *args, with_results: bool, seed: int, **options):
         for tournament in load_demo():
             events = tournament.events.count()
             entries = Entry.objects.filter(event__tournament=tournament).count()
@@ -18,3 +24,6 @@ class Command(BaseCommand):
                 f"{tournament.slug}: {tournament.name} — {events} events, "
                 f"{entries} entries, {players} players"
             )
+        if with_results:
+            played = play_demo(seed=seed)
+            self.stdout.write(f"played {played} ties through the referee services")

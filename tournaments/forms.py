@@ -2,7 +2,7 @@ from django import forms
 from django.contrib.auth import get_user_model, password_validation
 from django.utils.translation import gettext_lazy as _
 
-from tournaments.models import Entry, Event, Tournament, Unit
+from tournaments.models import Entry, Event, Official, Tournament, Unit
 from tournaments.registration import EntryForm, PersonForm
 
 GENDER_CHOICES = [("", _("—")), ("男", _("男")), ("女", _("女"))]
@@ -243,3 +243,39 @@ class EntryWebForm(forms.Form):
                     }
                 )
         return initial
+
+
+class OfficialForm(forms.Form):
+    """An official (裁判长, 裁判, 仲裁组 …) and, optionally, their login."""
+
+    name = forms.CharField(label=_("姓名"), max_length=50)
+    role = forms.ChoiceField(label=_("职务"), choices=Official.Role.choices)
+    username = forms.CharField(label=_("登录用户名（可留空）"), max_length=150, required=False)
+    password = forms.CharField(
+        label=_("初始密码"), widget=forms.PasswordInput, strip=False, required=False
+    )
+
+    def __init__(self, *args, tournament: Tournament, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.tournament = tournament
+
+    def clean(self):
+        cleaned = super().clean()
+        name, role = cleaned.get("name", "").strip(), cleaned.get("role")
+        if Official.objects.filter(tournament=self.tournament, name=name, role=role).exists():
+            raise forms.ValidationError(_("%(name)s已是本比赛的这一职务。") % {"name": name})
+        username = cleaned.get("username", "").strip()
+        if username:
+            User = get_user_model()
+            if User.objects.filter(username=username).exists():
+                self.add_error("username", _("用户名“%(name)s”已被使用。") % {"name": username})
+            elif not cleaned.get("password"):
+                self.add_error("password", _("请为登录账号设置初始密码。"))
+            else:
+                try:
+                    password_validation.validate_password(
+                        cleaned["password"], User(username=username)
+                    )
+                except forms.ValidationError as exc:
+                    self.add_error("password", exc)
+        return cleaned

@@ -50,6 +50,11 @@ urlpatterns = [
     ),
     path("t/<slug:slug>/manage/entries/", views_manage.entries, name="tournaments-manage-entries"),
     path(
+        "t/<slug:slug>/manage/officials/",
+        views_manage.officials,
+        name="tournaments-manage-officials",
+    ),
+    path(
         "t/<slug:slug>/<slug:event_slug>/entries/template.xlsx",
         views_manage.entries_template,
         name="tournaments-entries-template",

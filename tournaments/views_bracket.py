@@ -247,6 +247,7 @@ def schedule_page(request: HttpRequest, tournament: Tournament, event_slug: str)
         .order_by("round__stage__order", "round__number", "group", "index")
     )
     venues = list(tournament.venues.all())
+    referees = list(tournament.officials.filter(user__isnull=False).select_related("user"))
     problems = []
     if request.method == "POST":
         if request.POST.get("auto"):
@@ -265,7 +266,7 @@ def schedule_page(request: HttpRequest, tournament: Tournament, event_slug: str)
                 messages.success(request, _("已按场地桌数自动排定时间和桌号。"))
                 return redirect("tournaments-schedule", slug=tournament.slug, event_slug=event.slug)
         else:
-            problems = _save_schedule(request.POST, rounds, matches, venues)
+            problems = _save_schedule(request.POST, rounds, matches, venues, referees)
             if not problems:
                 event.bump_version()
                 messages.success(request, _("赛程已保存。"))
@@ -298,9 +299,10 @@ def _parse_local(text: str) -> dt.datetime:
 
 
 @transaction.atomic
-def _save_schedule(post, rounds, matches, venues) -> list[str]:
+def _save_schedule(post, rounds, matches, venues, referees) -> list[str]:
     problems = []
     venue_by_id = {str(v.pk): v for v in venues}
+    referee_by_id = {str(o.user_id): o.user for o in referees}
     for r in rounds:
         raw = post.get(f"round-{r.pk}", "").strip()
         try:
@@ -320,7 +322,9 @@ def _save_schedule(post, rounds, matches, venues) -> list[str]:
             continue
         m.first_table = int(raw) if raw else None
         m.venue = venue_by_id.get(post.get(f"venue-{m.pk}", ""), m.venue)
-        m.save(update_fields=["first_table", "venue"])
+        if f"referee-{m.pk}" in post:
+            m.referee = referee_by_id.get(post[f"referee-{m.pk}"])
+        m.save(update_fields=["first_table", "venue", "referee"])
     if problems:
         transaction.set_rollback(True)
     return problems

@@ -13,8 +13,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from tournaments.access import get_event, organiser_required
-from tournaments.forms import EventForm, LeaderAccountForm, TournamentForm, UnitForm
-from tournaments.models import Entry, Event, Tournament, Unit
+from tournaments.forms import EventForm, LeaderAccountForm, OfficialForm, TournamentForm, UnitForm
+from tournaments.models import Entry, Event, Official, Tournament, Unit
 from tournaments.registration import deadline_passed
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -291,3 +291,32 @@ def entries_import(request: HttpRequest, tournament: Tournament, event_slug: str
     request.session[session_key + ":name"] = upload.name
     context["ready"] = True
     return render(request, "tournaments/manage/import.html", context)
+
+
+@organiser_required
+@require_http_methods(["GET", "POST"])
+def officials(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    form = OfficialForm(request.POST or None, tournament=tournament)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        with transaction.atomic():
+            user = None
+            if data["username"]:
+                user = get_user_model().objects.create_user(
+                    username=data["username"].strip(), password=data["password"]
+                )
+            Official.objects.create(
+                tournament=tournament, name=data["name"].strip(), role=data["role"], user=user
+            )
+        messages.success(request, _("已添加%(name)s。") % {"name": data["name"]})
+        return redirect("tournaments-manage-officials", slug=tournament.slug)
+    return render(
+        request,
+        "tournaments/manage/officials.html",
+        {
+            "tournament": tournament,
+            "form": form,
+            "officials": tournament.officials.select_related("user"),
+        },
+        status=422 if form.errors else 200,
+    )

@@ -266,3 +266,20 @@ def test_the_tournament_page_links_to_brackets_and_lists_round_times(client, dem
     assert reverse("tournaments-bracket", args=["nantong-2014", "guandan"]) in html
     assert "掼蛋团体赛 · 1/4决赛" in html and "5月24日 14:00" in html
     assert "掼蛋团体赛 · 半决赛" in html
+
+
+def test_the_organiser_adds_a_referee_login_and_assigns_a_tie(client, demo, organiser):
+    from tournaments.models import Official
+
+    client.force_login(organiser)
+    url = reverse("tournaments-manage-officials", args=["nantong-2014"])
+    response = client.post(url, {"name": "王裁判", "role": "referee", "username": "wang", "password": "1"})
+    assert response.status_code == 422 and not User.objects.filter(username="wang").exists()
+    client.post(url, {"name": "王裁判", "role": "referee", "username": "wang", "password": "Wang-referee-2014"})
+    official = Official.objects.get(name="王裁判")
+    assert official.user.username == "wang"
+    match = Match.objects.filter(round__stage__event__tournament__slug="nantong-2014", round__number=1).first()
+    schedule = reverse("tournaments-schedule", args=["nantong-2014", "guandan"])
+    assert client.post(schedule, {f"referee-{match.pk}": official.user_id}).status_code == 302
+    match.refresh_from_db()
+    assert match.referee == official.user

@@ -26,6 +26,9 @@ class TournamentForm(forms.ModelForm):
             "notice_date",
             "rules_title",
             "rules_text",
+            "certificate_title",
+            "certificate_text",
+            "certificate_signature",
         ]
         widgets = {
             "starts_on": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
@@ -39,7 +42,21 @@ class TournamentForm(forms.ModelForm):
             ),
             "notice_text": forms.Textarea(attrs={"rows": 12}),
             "rules_text": forms.Textarea(attrs={"rows": 12}),
+            "certificate_text": forms.Textarea(attrs={"rows": 3}),
         }
+
+    def clean_certificate_text(self):
+        text = self.cleaned_data["certificate_text"]
+        try:
+            text.format(name="", unit="", tournament="", event="", prize="", rank="")
+        except (KeyError, IndexError, ValueError) as exc:
+            raise forms.ValidationError(
+                _(
+                    "奖状正文中的占位有误（%(error)s）；只能用 {name} {unit} {tournament} {event} {prize} {rank}。"
+                )
+                % {"error": exc}
+            ) from None
+        return text
 
 
 class EventForm(forms.ModelForm):

@@ -1,11 +1,27 @@
 from django.urls import path
 
-from tournaments import views, views_bracket, views_manage, views_register
+from tournaments import views, views_bracket, views_documents, views_manage, views_register
 
 urlpatterns = [
     path("", views.tournament_list, name="tournaments-list"),
     path("t/<slug:slug>/", views.tournament_detail, name="tournaments-detail"),
     path("t/<slug:slug>/notice.pdf", views.notice_pdf, name="tournaments-notice-pdf"),
+    path("t/<slug:slug>/results.pdf", views_documents.results_pdf, name="tournaments-results-pdf"),
+    path(
+        "t/<slug:slug>/<slug:event_slug>/draw.pdf",
+        views_documents.draw_pdf,
+        name="tournaments-draw-pdf",
+    ),
+    path(
+        "t/<slug:slug>/<slug:event_slug>/bracket.pdf",
+        views_documents.bracket_pdf,
+        name="tournaments-bracket-pdf",
+    ),
+    path(
+        "t/<slug:slug>/<slug:event_slug>/scoresheets.pdf",
+        views_documents.scoresheets_pdf,
+        name="tournaments-scoresheets-pdf",
+    ),
     # Team leaders (and organisers) register entries.
     path("t/<slug:slug>/register/", views_register.register_home, name="tournaments-register"),
     path(

@@ -63,6 +63,18 @@ class Tournament(models.Model):
     status = models.CharField(
         _("状态"), max_length=32, choices=Status.choices, default=Status.DRAFT
     )
+    # The award certificate (奖状) the organiser can word as they like.
+    certificate_title = models.CharField(_("奖状标题"), max_length=50, default="荣誉证书")
+    certificate_text = models.TextField(
+        _("奖状正文"),
+        default="{name}在{tournament}{event}中荣获{prize}。\n特发此证，以资鼓励。",
+        help_text=_(
+            "可用占位：{name} 获奖者（个人与双人附单位），{unit} 单位，{tournament} 比赛，{event} 项目，{prize} 奖项，{rank} 名次"
+        ),
+    )
+    certificate_signature = models.CharField(
+        _("奖状落款"), max_length=200, blank=True, help_text=_("留空则用主办单位")
+    )
     created_at = models.DateTimeField(_("创建时间"), auto_now_add=True)
     updated_at = models.DateTimeField(_("更新时间"), auto_now=True)
 

@@ -273,12 +273,19 @@ def test_the_organiser_adds_a_referee_login_and_assigns_a_tie(client, demo, orga
 
     client.force_login(organiser)
     url = reverse("tournaments-manage-officials", args=["nantong-2014"])
-    response = client.post(url, {"name": "王裁判", "role": "referee", "username": "wang", "password": "1"})
+    response = client.post(
+        url, {"name": "王裁判", "role": "referee", "username": "wang", "password": "1"}
+    )
     assert response.status_code == 422 and not User.objects.filter(username="wang").exists()
-    client.post(url, {"name": "王裁判", "role": "referee", "username": "wang", "password": "Wang-referee-2014"})
+    client.post(
+        url,
+        {"name": "王裁判", "role": "referee", "username": "wang", "password": "Wang-referee-2014"},
+    )
     official = Official.objects.get(name="王裁判")
     assert official.user.username == "wang"
-    match = Match.objects.filter(round__stage__event__tournament__slug="nantong-2014", round__number=1).first()
+    match = Match.objects.filter(
+        round__stage__event__tournament__slug="nantong-2014", round__number=1
+    ).first()
     schedule = reverse("tournaments-schedule", args=["nantong-2014", "guandan"])
     assert client.post(schedule, {f"referee-{match.pk}": official.user_id}).status_code == 302
     match.refresh_from_db()

@@ -1,0 +1,299 @@
+"""What goes on each printed document: the draw sheet, the bracket, the table score sheets,
+the results announcement and the certificates. Views turn these contexts into PDFs with
+``pdf.render_pdf``; nothing here writes."""
+
+from __future__ import annotations
+
+import base64
+import io
+from dataclasses import dataclass
+
+import segno
+from django.urls import reverse
+from django.utils import timezone
+
+from tournaments.bracket_data import Bracket, load_bracket
+from tournaments.drawsheet import draw_sheet
+from tournaments.models import Entry, Event, Stage, Tournament
+
+PRIZES = {1: "一等奖", 2: "二等奖", 3: "三等奖"}
+SOUVENIR = "纪念奖"
+PARTICIPATION = "参与奖"
+A4_LANDSCAPE_MAX = 32  # entries per A4 landscape bracket page
+A3_LANDSCAPE_MAX = 128  # beyond this the tree is printed a quarter per page
+
+
+def qr_data_uri(url: str) -> str:
+    buffer = io.BytesIO()
+    segno.make(url, error="m").save(buffer, kind="svg", scale=3, border=1)
+    return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def footer_date(tournament: Tournament):
+    return tournament.notice_date or timezone.localdate()
+
+
+# --------------------------------------------------------------------------- draw sheet
+
+
+def draw_context(event: Event) -> dict:
+    bracket = load_bracket(event)
+    return {
+        "tournament": event.tournament,
+        "event": event,
+        "bracket": bracket,
+        "sheet": draw_sheet(bracket),
+        "venues": list(event.tournament.venues.all()),
+        "date": footer_date(event.tournament),
+    }
+
+
+# --------------------------------------------------------------------------- bracket
+
+
+@dataclass
+class TreePage:
+    title: str
+    rounds: list  # [(round name, [Match …]), …]
+
+
+def bracket_pages(bracket: Bracket) -> tuple[str, list[TreePage], list]:
+    """(page size, tree pages, standings stages) for the printed bracket."""
+    pages: list[TreePage] = []
+    size = "A4 landscape"
+    others = []
+    for view in bracket.stages:
+        if view.stage.format != Stage.Format.KNOCKOUT:
+            others.append(view)
+            continue
+        rounds = [(rv.round.name, rv.matches) for rv in view.rounds]
+        first = len(rounds[0][1]) * 2 if rounds else 0
+        if first > A4_LANDSCAPE_MAX:
+            size = "A3 landscape"
+        if first <= A3_LANDSCAPE_MAX:
+            pages.append(TreePage(view.stage.name, rounds))
+            continue
+        # A page per quarter of the draw, then an overview from the quarter-finals on.
+        for q in range(4):
+            part = []
+            for name, matches in rounds:
+                regular = [m for m in matches if not m.is_third_place]
+                per = max(1, len(regular) // 4)
+                if len(regular) < 4:
+                    break
+                part.append((name, regular[q * per : (q + 1) * per]))
+            pages.append(TreePage(f"{view.stage.name} · 第{q + 1}区", part))
+        overview = [(name, matches) for name, matches in rounds if len(matches) <= 4]
+        pages.append(TreePage(f"{view.stage.name} · 八强起", overview))
+    return size, pages, others
+
+
+def bracket_context(event: Event) -> dict:
+    bracket = load_bracket(event)
+    size, pages, others = bracket_pages(bracket)
+    return {
+        "tournament": event.tournament,
+        "event": event,
+        "bracket": bracket,
+        "page_size": size,
+        "pages": pages,
+        "standings": others,
+        "date": footer_date(event.tournament),
+    }
+
+
+# --------------------------------------------------------------------------- score sheets
+
+
+@dataclass
+class SheetRow:
+    number: int
+    top: str
+    place: str
+    levels: str
+    note: str
+
+
+def scoresheet_context(event: Event, request, *, round_number: int | None = None) -> dict:
+    """One sheet per table of the chosen round (default: every round with open tables),
+    filled in with what is already recorded."""
+    from scoring.engine import apply_event, initial_state, parse_event
+    from scoring.models import TableMatch
+    from scoring.services import pair_name
+
+    tables = (
+        TableMatch.objects.filter(
+            match__round__stage__event=event, match__round__stage__draw__undone_at__isnull=True
+        )
+        .select_related(
+            "match__round__stage",
+            "match__home__unit",
+            "match__away__unit",
+            "match__venue",
+            "home_pair__first",
+            "home_pair__second",
+            "away_pair__first",
+            "away_pair__second",
+        )
+        .prefetch_related("events")
+        .order_by(
+            "match__round__stage__order",
+            "match__round__number",
+            "match__group",
+            "match__index",
+            "number",
+        )
+    )
+    if round_number is not None:
+        tables = tables.filter(match__round__number=round_number)
+    rules = event.rules()
+    places = {2: "二游", 3: "三游", 4: "末游"}
+    sheets = []
+    for table in tables:
+        rows, penalties = [], []
+        state = initial_state(rules)
+        deal = 0
+        names = {"A": pair_name(table.home_pair), "B": pair_name(table.away_pair)}
+        for item in sorted(table.events.all(), key=lambda e: e.seq):
+            if item.undone_at is not None:
+                continue
+            event_obj = parse_event(item.payload)
+            state = apply_event(state, event_obj, rules)
+            levels = f"{state_label(state, 'A')} / {state_label(state, 'B')}"
+            if "order" in item.payload:
+                deal += 1
+                order = item.payload["order"]
+                partner = order[1:].index(order[0]) + 2
+                rows.append(SheetRow(deal, names[order[0]], places[partner], levels, ""))
+            elif "penalty" in item.payload:
+                penalties.append(
+                    f"{names[item.payload['penalty']['team']]}：{_penalty_text(item.payload['penalty'])}"
+                    f"{'（' + item.reason + '）' if item.reason else ''}"
+                )
+            elif "forfeit" in item.payload:
+                penalties.append(
+                    f"{names[item.payload['forfeit']['team']]}：判负（{item.reason or ''}）"
+                )
+            elif "time_up" in item.payload:
+                rows.append(SheetRow(deal, "", "", levels, "时间到"))
+        blank = max(0, 20 - len(rows))  # room for a 1-hour match on one A4 page
+        url = request.build_absolute_uri(
+            reverse("scoring-table", args=[event.tournament.slug, event.slug, table.pk])
+        )
+        sheets.append(
+            {
+                "table": table,
+                "match": table.match,
+                "home": names["A"],
+                "away": names["B"],
+                "rows": rows,
+                "blank_rows": range(deal + 1, deal + 1 + blank),
+                "penalties": penalties,
+                "qr": qr_data_uri(url),
+                "url": url,
+                "winner": names.get(table.winner, ""),
+            }
+        )
+    return {
+        "tournament": event.tournament,
+        "event": event,
+        "rules": rules,
+        "sheets": sheets,
+    }
+
+
+def state_label(state, team: str) -> str:
+    from scoring.engine import level_label
+
+    return level_label(state.levels[team])
+
+
+def _penalty_text(body: dict) -> str:
+    kind = body.get("kind", "levels")
+    if kind == "back_to_2":
+        return "回到2"
+    if kind == "disqualify":
+        return "取消比赛资格"
+    return f"扣{body.get('levels')}级"
+
+
+# --------------------------------------------------------------------------- results
+
+
+def prize_for(rank: int | None, entry: Entry) -> str:
+    if entry.participation_award_only:
+        return PARTICIPATION
+    return PRIZES.get(rank, SOUVENIR)
+
+
+def results_context(tournament: Tournament) -> dict:
+    """Placings and prizes per event, disqualifications, and one certificate per award."""
+    from scoring.models import TableEvent
+
+    events = []
+    certificates = []
+    for event in tournament.events.all():
+        bracket = load_bracket(event)
+        placed = dict((entry.pk, rank) for rank, entry in bracket.placings)
+        rows = []
+        for rank, entry in bracket.placings:
+            rows.append({"rank": rank, "entry": entry, "prize": prize_for(rank, entry)})
+        # Everyone else who played gets the souvenir award (纪念奖); withdrawn and
+        # disqualified entries get none.
+        others = [
+            e
+            for e in bracket.entries.values()
+            if e.pk not in placed and e.status in (Entry.Status.REGISTERED, Entry.Status.ELIMINATED)
+        ]
+        for entry in sorted(others, key=lambda e: e.pk):
+            rows.append({"rank": None, "entry": entry, "prize": prize_for(None, entry)})
+        disqualified = [
+            e
+            for e in bracket.entries.values()
+            if e.status in (Entry.Status.DISQUALIFIED, Entry.Status.ELIMINATED)
+        ]
+        notes = list(
+            TableEvent.objects.filter(
+                table__match__round__stage__event=event,
+                undone_at__isnull=True,
+                payload__penalty__kind="disqualify",
+            ).select_related("table__home_pair", "table__away_pair")
+        )
+        events.append(
+            {
+                "event": event,
+                "rows": rows,
+                "decided": bool(bracket.placings),
+                "drawn": bracket.drawn,
+                "disqualified": disqualified,
+                "notes": notes,
+            }
+        )
+        for row in rows:
+            if row["rank"] in PRIZES:
+                certificates.append(
+                    {"event": event, **row, "text": certificate_text(tournament, event, row)}
+                )
+    return {
+        "tournament": tournament,
+        "events": events,
+        "certificates": certificates,
+        # Results are announced on the day of the tournament, not the day of the notice.
+        "date": tournament.starts_on,
+        "signature": tournament.certificate_signature or tournament.organiser_name,
+    }
+
+
+def certificate_text(tournament: Tournament, event: Event, row: dict) -> list[str]:
+    entry = row["entry"]
+    # A team is its unit; a pair or a player is named with their unit.
+    name = entry.name if entry.name == entry.unit.name else f"{entry.name}（{entry.unit.name}）"
+    text = tournament.certificate_text.format(
+        name=name,
+        unit=entry.unit.name,
+        tournament=tournament.name,
+        event=event.name,
+        prize=row["prize"],
+        rank=row["rank"] or "",
+    )
+    return [line for line in text.splitlines() if line.strip()]

@@ -1,0 +1,45 @@
+"""The printed documents, as PDFs: inline (a print view) or, with ?download=1, a download."""
+
+from django.http import HttpRequest, HttpResponse
+
+from tournaments import documents
+from tournaments.access import get_event
+from tournaments.pdf import pdf_response, render_pdf
+from tournaments.views import get_public_tournament
+
+
+def _send(request, template: str, context: dict, filename: str) -> HttpResponse:
+    pdf = render_pdf(template, context, request=request)
+    return pdf_response(pdf, filename, download="download" in request.GET)
+
+
+def draw_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
+    event = get_event(get_public_tournament(request, slug), event_slug)
+    return _send(
+        request, "pdf/draw.html", documents.draw_context(event), f"{slug}-{event_slug}-draw.pdf"
+    )
+
+
+def bracket_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
+    event = get_event(get_public_tournament(request, slug), event_slug)
+    return _send(
+        request,
+        "pdf/bracket.html",
+        documents.bracket_context(event),
+        f"{slug}-{event_slug}-bracket.pdf",
+    )
+
+
+def scoresheets_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
+    event = get_event(get_public_tournament(request, slug), event_slug)
+    raw = request.GET.get("round", "")
+    round_number = int(raw) if raw.isdigit() else None
+    context = documents.scoresheet_context(event, request, round_number=round_number)
+    return _send(request, "pdf/scoresheets.html", context, f"{slug}-{event_slug}-scoresheets.pdf")
+
+
+def results_pdf(request: HttpRequest, slug: str) -> HttpResponse:
+    tournament = get_public_tournament(request, slug)
+    return _send(
+        request, "pdf/results.html", documents.results_context(tournament), f"{slug}-results.pdf"
+    )

@@ -338,7 +338,7 @@ def _entry_form(event: Event, unit: str, members: list[str], names: NameMaker) -
     return EntryForm(unit=unit, pairs=pairs, on_site=False)
 
 
-def play_demo(*, seed: int = 2014) -> int:
+def play_demo(*, seed: int = 2014, only: str | None = None) -> int:
     """Play every guandan tie of the demo tournaments to the end through the referee
     services: each table's deals recorded one by one, submitted by a (made-up) referee and
     confirmed by a (made-up) chief referee. Repeatable: the same seed, the same results."""
@@ -354,6 +354,8 @@ def play_demo(*, seed: int = 2014) -> int:
     played = 0
     User = get_user_model()
     for demo in DEMOS:
+        if only is not None and demo.slug != only:
+            continue
         tournament = Tournament.objects.get(slug=demo.slug)
         referee, _ = User.objects.get_or_create(username=f"{demo.slug}-referee")
         chief, _ = User.objects.get_or_create(username=f"{demo.slug}-chief")

@@ -51,40 +51,89 @@ def draw_context(event: Event) -> dict:
 # --------------------------------------------------------------------------- bracket
 
 
+# Printable area of a landscape page below the title, in millimetres.
+PAGE_AREA = {"A4 landscape": (273, 148), "A3 landscape": (396, 232)}
+
+
+@dataclass
+class Box:
+    match: object
+    top: float  # mm from the top of the tree
+
+
+@dataclass
+class Column:
+    name: str
+    left: float
+    boxes: list
+
+
 @dataclass
 class TreePage:
+    """One page of the printed tree. Boxes are placed at computed positions (absolute
+    positioning): WeasyPrint lays that out in a blink, where nested flexboxes took seconds."""
+
     title: str
-    rounds: list  # [(round name, [Match …]), …]
+    columns: list
+    width: float
+    height: float
+    column_width: float
+    box_height: float
+    font_pt: float
+
+
+def _tree_page(title: str, rounds, size: str) -> TreePage:
+    width, height = PAGE_AREA[size]
+    count = max(1, len(rounds))
+    column_width = width / count
+    first = max(1, len([m for m in rounds[0][1] if not m.is_third_place])) if rounds else 1
+    slot = height / first
+    line = min(4.6, slot * 0.45)
+    columns = []
+    for index, (name, matches) in enumerate(rounds):
+        regular = [m for m in matches if not m.is_third_place]
+        per = height / max(1, len(regular))
+        boxes = [Box(m, i * per + (per - 2 * line) / 2) for i, m in enumerate(regular)]
+        for m in (m for m in matches if m.is_third_place):
+            # Under the final, in the last column.
+            boxes.append(Box(m, min(height - 3 * line, height / 2 + 4 * line)))
+        columns.append(Column(name, index * column_width, boxes))
+    return TreePage(
+        title, columns, width, height, column_width - 4, 2 * line, round(line * 2.835 * 0.72, 1)
+    )
 
 
 def bracket_pages(bracket: Bracket) -> tuple[str, list[TreePage], list]:
-    """(page size, tree pages, standings stages) for the printed bracket."""
+    """(page size, tree pages, standings stages) for the printed bracket: A4 landscape up to
+    32 entries, A3 up to 128, beyond that a page per quarter and an overview."""
     pages: list[TreePage] = []
     size = "A4 landscape"
     others = []
+    knockouts = []
     for view in bracket.stages:
         if view.stage.format != Stage.Format.KNOCKOUT:
             others.append(view)
             continue
         rounds = [(rv.round.name, rv.matches) for rv in view.rounds]
-        first = len(rounds[0][1]) * 2 if rounds else 0
-        if first > A4_LANDSCAPE_MAX:
+        knockouts.append((view.stage.name, rounds))
+        if rounds and len(rounds[0][1]) * 2 > A4_LANDSCAPE_MAX:
             size = "A3 landscape"
+    for name, rounds in knockouts:
+        first = len(rounds[0][1]) * 2 if rounds else 0
         if first <= A3_LANDSCAPE_MAX:
-            pages.append(TreePage(view.stage.name, rounds))
+            pages.append(_tree_page(name, rounds, size))
             continue
-        # A page per quarter of the draw, then an overview from the quarter-finals on.
         for q in range(4):
             part = []
-            for name, matches in rounds:
+            for round_name, matches in rounds:
                 regular = [m for m in matches if not m.is_third_place]
-                per = max(1, len(regular) // 4)
                 if len(regular) < 4:
                     break
-                part.append((name, regular[q * per : (q + 1) * per]))
-            pages.append(TreePage(f"{view.stage.name} · 第{q + 1}区", part))
-        overview = [(name, matches) for name, matches in rounds if len(matches) <= 4]
-        pages.append(TreePage(f"{view.stage.name} · 八强起", overview))
+                per = len(regular) // 4
+                part.append((round_name, regular[q * per : (q + 1) * per]))
+            pages.append(_tree_page(f"{name} · 第{q + 1}区", part, size))
+        overview = [(round_name, matches) for round_name, matches in rounds if len(matches) <= 5]
+        pages.append(_tree_page(f"{name} · 八强起", overview, size))
     return size, pages, others
 
 

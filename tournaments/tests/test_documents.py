@@ -1,0 +1,242 @@
+"""The printed documents on the demo tournaments: Chinese text, embedded CJK fonts, page
+size and count, and score-sheet QR codes that open the table's entry page."""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+from django.urls import reverse
+
+from scoring.models import TableMatch
+from tournaments import draws
+from tournaments.demo import play_demo
+from tournaments.models import Event
+
+pytestmark = pytest.mark.skipif(
+    not shutil.which("pdftotext"),
+    reason="poppler-utils not installed (apt-get install poppler-utils)",
+)
+
+
+def tool(name: str, pdf: bytes, tmp_path, *args) -> str:
+    path = tmp_path / "doc.pdf"
+    path.write_bytes(pdf)
+    extra = ["-"] if name == "pdftotext" else []
+    return subprocess.run(
+        [name, *args, str(path), *extra], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def fetch(client, url: str) -> bytes:
+    response = client.get(url)
+    assert response.status_code == 200, url
+    assert response["Content-Type"] == "application/pdf"
+    assert response.content.startswith(b"%PDF-")
+    return response.content
+
+
+def text_of(pdf, tmp_path) -> str:
+    return "".join(tool("pdftotext", pdf, tmp_path).split())
+
+
+def info(pdf, tmp_path) -> dict:
+    lines = tool("pdfinfo", pdf, tmp_path).splitlines()
+    return {k.strip(): v.strip() for k, v in (line.split(":", 1) for line in lines if ":" in line)}
+
+
+def assert_cjk_embedded(pdf, tmp_path):
+    fonts = tool("pdffonts", pdf, tmp_path).splitlines()[2:]
+    cjk = [f for f in fonts if "CJK" in f or "WenQuanYi" in f]
+    assert cjk and all(" yes " in f for f in cjk), fonts
+
+
+def test_the_draw_sheet_is_the_notices_appendix(client, demo, tmp_path):
+    pdf = fetch(client, reverse("tournaments-draw-pdf", args=["nantong-2014", "guandan"]))
+    text = text_of(pdf, tmp_path)
+    for expected in [
+        "分组结果及赛程安排",
+        "第一阶段：（8进4）",
+        "A组：体育——行政",
+        "B组：教务物理联队——生物数学联队",
+        "第二阶段：（4进2）",
+        "A1——B1",
+        "C1——D1",
+        "冠军争夺战：A1、B1胜出队——C1、D1胜出队",
+        "季军争夺战：A1、B1负队——C1、D1负队",
+        "本校教工活动中心",
+        "江苏省南通中学工会",
+        "2014年5月8日",
+    ]:
+        assert expected in text, expected
+    assert_cjk_embedded(pdf, tmp_path)
+    meta = info(pdf, tmp_path)
+    assert meta["Pages"] == "1" and meta["Page size"].endswith("(A4)")
+
+
+def test_the_bracket_is_a4_landscape_with_results_filled_in(client, demo, tmp_path):
+    play_demo(seed=3, only="nantong-2014")
+    pdf = fetch(client, reverse("tournaments-bracket-pdf", args=["nantong-2014", "guandan"]))
+    text = text_of(pdf, tmp_path)
+    for expected in ["对阵图", "1/4决赛", "半决赛", "决赛", "季军争夺战", "体育", "政治", "第1名"]:
+        assert expected in text, expected
+    meta = info(pdf, tmp_path)
+    width, height = (float(x) for x in re.findall(r"[\d.]+", meta["Page size"])[:2])
+    assert width > height and meta["Page size"].endswith("(A4)")
+    assert_cjk_embedded(pdf, tmp_path)
+
+
+def test_a_large_bracket_goes_on_a3_and_beyond_128_a_page_per_quarter(client, db, tmp_path):
+    from tournaments import synthetic
+    from tournaments.models import Tournament
+
+    for entries, size, pages in [(64, "A3", 1), (200, "A3", 5)]:
+        event = synthetic.create_event(
+            tournament_slug=f"big{entries}", event_slug="teams", entries=entries
+        )
+        Tournament.objects.filter(slug=f"big{entries}").update(status=Tournament.Status.DRAWN)
+        draws.draw_event(event=event, seed=1)
+        pdf = fetch(client, reverse("tournaments-bracket-pdf", args=[f"big{entries}", "teams"]))
+        meta = info(pdf, tmp_path)
+        assert meta["Page size"].endswith(f"({size})"), meta["Page size"]
+        assert int(meta["Pages"]) >= pages
+        if entries > 128:
+            text = text_of(pdf, tmp_path)
+            assert "第1区" in text and "第4区" in text and "八强起" in text
+
+
+def test_score_sheets_one_page_per_table_filled_in_with_the_record(client, demo, tmp_path):
+    from scoring import services
+
+    event = Event.objects.get(tournament__slug="nantong-2014", slug="guandan")
+    table = TableMatch.objects.filter(match__round__stage__event=event).order_by("pk").first()
+    services.record_event(table=table, event={"order": ["A", "B", "A", "B"]}, key="k1")
+    services.record_event(
+        table=table, event={"penalty": {"team": "B", "levels": 2}}, key="k2", reason="暗示"
+    )
+    pdf = fetch(
+        client,
+        reverse("tournaments-scoresheets-pdf", args=["nantong-2014", "guandan"]) + "?round=1",
+    )
+    meta = info(pdf, tmp_path)
+    assert meta["Pages"] == "12"  # four ties of three tables
+    assert meta["Page size"].endswith("(A4)")
+    text = text_of(pdf, tmp_path)
+    for expected in [
+        "记分表",
+        "1/4决赛",
+        "第1台",
+        "体育",
+        "行政",
+        "升级3/2/1",
+        "裁判签字",
+        "A方签字",
+        "B方签字",
+        "处罚、判负记录",
+        "4/2",
+        "扣2级（暗示）",
+    ]:
+        assert expected in text, expected
+    assert_cjk_embedded(pdf, tmp_path)
+
+
+@pytest.mark.skipif(
+    not shutil.which("zbarimg") or not shutil.which("pdftoppm"),
+    reason="zbar-tools or poppler-utils not installed (apt-get install zbar-tools poppler-utils)",
+)
+def test_each_score_sheet_qr_code_opens_its_tables_entry_page(client, demo, tmp_path):
+    event = Event.objects.get(tournament__slug="nantong-2014", slug="guandan")
+    tables = list(
+        TableMatch.objects.filter(
+            match__round__stage__event=event, match__round__number=1
+        ).order_by("match__index", "number")
+    )
+    pdf = fetch(
+        client,
+        reverse("tournaments-scoresheets-pdf", args=["nantong-2014", "guandan"]) + "?round=1",
+    )
+    path = tmp_path / "sheets.pdf"
+    path.write_bytes(pdf)
+    for page in (1, 5):
+        subprocess.run(
+            [
+                "pdftoppm",
+                "-r",
+                "150",
+                "-png",
+                "-f",
+                str(page),
+                "-l",
+                str(page),
+                str(path),
+                str(tmp_path / f"p{page}"),
+            ],
+            check=True,
+        )
+        [png] = tmp_path.glob(f"p{page}*.png")
+        decoded = subprocess.run(
+            ["zbarimg", "--quiet", "--raw", str(png)], capture_output=True, text=True
+        ).stdout.strip()
+        table = tables[page - 1]
+        assert decoded == f"http://testserver/t/nantong-2014/guandan/tables/{table.pk}/"
+
+
+def test_results_list_prizes_and_print_a_certificate_per_award(client, demo, tmp_path):
+    play_demo(seed=5, only="nantong-2014")
+    pdf = fetch(client, reverse("tournaments-results-pdf", args=["nantong-2014"]))
+    text = text_of(pdf, tmp_path)
+    for expected in [
+        "成绩公告",
+        "掼蛋团体赛",
+        "一等奖",
+        "二等奖",
+        "三等奖",
+        "纪念奖",
+        "荣誉证书",
+        "特发此证，以资鼓励",
+    ]:
+        assert expected in text, expected
+    event = Event.objects.get(tournament__slug="nantong-2014", slug="guandan")
+    champion = draws.placings(event)[0][1]
+    assert f"{champion.name}在第二届“轻松假日”教工扑克牌（掼蛋）比赛掼蛋团体赛中荣获一等奖" in text
+    meta = info(pdf, tmp_path)
+    assert meta["Pages"] == "4"  # the announcement and three certificates
+    assert_cjk_embedded(pdf, tmp_path)
+
+
+def test_on_site_card_entries_get_the_participation_award_only(client, demo, tmp_path):
+    event = Event.objects.get(tournament__slug="anhui-2021", slug="guandan")
+    late = event.entries.order_by("pk").last()
+    late.on_site, late.participation_award_only = True, True
+    late.save()
+    play_demo(seed=5, only="anhui-2021")
+    text = text_of(fetch(client, reverse("tournaments-results-pdf", args=["anhui-2021"])), tmp_path)
+    assert "参与奖" in text
+    assert f"{late.name}{late.unit.name}参与奖" in text
+
+
+def test_the_organiser_words_the_certificate(client, demo, tmp_path):
+    from tournaments.models import Tournament
+
+    Tournament.objects.filter(slug="nantong-2014").update(
+        certificate_title="奖状",
+        certificate_text="祝贺{name}获得{event}{prize}！",
+        certificate_signature="校工会",
+    )
+    play_demo(seed=5, only="nantong-2014")
+    text = text_of(
+        fetch(client, reverse("tournaments-results-pdf", args=["nantong-2014"])), tmp_path
+    )
+    assert "奖状" in text and "获得掼蛋团体赛一等奖！" in text and "校工会" in text
+
+
+def test_documents_of_an_event_not_drawn_yet_say_so(client, demo, tmp_path):
+    event = Event.objects.get(tournament__slug="anhui-2021", slug="xiangqi")
+    draws.undo_draw(event=event)
+    for name, message in [
+        ("tournaments-draw-pdf", "本项目尚未抽签"),
+        ("tournaments-bracket-pdf", "本项目尚未抽签"),
+        ("tournaments-scoresheets-pdf", "暂无记分表"),
+    ]:
+        pdf = fetch(client, reverse(name, args=["anhui-2021", "xiangqi"]))
+        assert message in text_of(pdf, tmp_path)

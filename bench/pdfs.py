@@ -1,0 +1,63 @@
+"""Time the printed documents: the draw sheet and the bracket of a 64-entry event, and 256
+table score sheets.
+
+    .venv/bin/python bench/pdfs.py
+
+Each figure is the best of three renders in a warm process (fonts loaded once, as in a
+running server). Measurements, not tests.
+"""
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "guandan_cup.settings")
+os.environ.setdefault("DEBUG", "1")
+os.environ["VAR_DIR"] = tempfile.mkdtemp(prefix="guandan-bench-")
+os.environ.pop("DATABASE_URL", None)
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+from django.test import RequestFactory  # noqa: E402
+
+from tournaments import documents, draws, synthetic  # noqa: E402
+from tournaments.pdf import render_pdf  # noqa: E402
+
+
+def best(fn, runs=3):
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def main():
+    call_command("migrate", verbosity=0)
+    request = RequestFactory().get("/", HTTP_HOST="127.0.0.1")
+    event = synthetic.create_event(tournament_slug="bench", event_slug="e64", entries=64)
+    draws.draw_event(event=event, seed=1)
+    synthetic.play_event(event, seed=1, until=0.5)
+    render_pdf("pdf/draw.html", documents.draw_context(event))  # warm up: fonts, CSS
+    t, pdf = best(lambda: render_pdf("pdf/draw.html", documents.draw_context(event)))
+    print(f"draw.pdf, 64 entries: {t:.2f} s ({len(pdf) // 1024} KB)")
+    t, pdf = best(lambda: render_pdf("pdf/bracket.html", documents.bracket_context(event)))
+    print(f"bracket.pdf, 64 entries (A3 landscape): {t:.2f} s ({len(pdf) // 1024} KB)")
+
+    sheets = synthetic.create_event(tournament_slug="bench", event_slug="sheets", entries=512, pairs_per_team=1)
+    draws.draw_event(event=sheets, seed=1)
+    context = documents.scoresheet_context(sheets, request, round_number=1)
+    count = len(context["sheets"])
+    t, pdf = best(lambda: render_pdf("pdf/scoresheets.html", documents.scoresheet_context(sheets, request, round_number=1)), runs=1)
+    print(f"scoresheets.pdf, {count} sheets: {t:.2f} s ({len(pdf) // 1024} KB)")
+
+
+if __name__ == "__main__":
+    main()

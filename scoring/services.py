@@ -129,8 +129,10 @@ def replay_table(table: TableMatch, events: list[dict] | None = None):
 
 
 def _locked(table: TableMatch) -> TableMatch:
+    # Lock the table row only: the joined pairs are on the nullable side of outer joins,
+    # which PostgreSQL refuses to lock.
     return (
-        TableMatch.objects.select_for_update()
+        TableMatch.objects.select_for_update(of=("self",))
         .select_related(
             "match__round__stage__event__tournament",
             "home_pair__first",

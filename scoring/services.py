@@ -28,7 +28,12 @@ from scoring.models import AuditEntry, CheckIn, Report, TableEvent, TableMatch
 from tournaments import draws
 from tournaments.models import Entry, Event, Match, Pair
 
-UPHELD_REPORTS_FOR_A_DEDUCTION = 3  # Anhui: 三次举报…属实，实施扣级 (rules §11 A12)
+UPHELD_REPORTS_FOR_A_DEDUCTION = 3
+# Ties still to be played: a walkover or a bye has nothing left to check in or call time on.
+OPEN_MATCH = (
+    Match.Status.PENDING,
+    Match.Status.IN_PROGRESS,
+)  # Anhui: 三次举报…属实，实施扣级 (rules §11 A12)
 
 
 class TableError(Exception):
@@ -206,7 +211,8 @@ def record_event(
 ) -> tuple[TableMatch, str, bool]:
     """Record one event (a deal, a penalty, time up, a forfeit). Returns (table, the engine's
     description, created) — ``created`` is False when this key was already recorded."""
-    key = (key or "").strip()[:64]
+    # Room for the ":time" suffix of an automatic time_up within the 64-character column.
+    key = (key or "").strip()[:58]
     if not key:
         raise TableError("no_key", _("缺少提交标识，请刷新页面后重试。"))
     table = _locked(table)
@@ -232,6 +238,9 @@ def record_event(
         and table.time_called_at is not None
         and rules.time_rule != "sudden_death"
     )
+    if follow_with_time_up:
+        # A deal that passes A wins the match outright (rules §7.1): no time_up after it.
+        follow_with_time_up = not replay_table(table, payloads + [payload])[0].match_over
     new = [payload] + ([{"time_up": True}] if follow_with_time_up else [])
     before_state, _d = replay_table(table, payloads)
     state, described = replay_table(table, payloads + new)
@@ -355,7 +364,11 @@ def confirm_table(*, table: TableMatch, user) -> TableMatch:
         _("确认结果：%(w)s胜") % {"w": _winner_name(table)},
         after=table.state,
     )
-    _after_confirmation(table, user)
+    try:
+        _after_confirmation(table, user)
+    except draws.ResultError as err:
+        # Rolls the confirmation back with the rest of the transaction.
+        raise TableError(err.code, err.message) from None
     return table
 
 
@@ -456,28 +469,50 @@ def correct_table(*, table: TableMatch, events: list[dict], reason: str, user) -
             for i, e in enumerate(events)
         ]
     )
-    old_winner = table.winner
+    old_winner, old_status = table.winner, table.status
     _save_state(table, state)
-    if table.status == TableMatch.Status.CONFIRMED and not state.match_over:
+    if not state.match_over and table.status != TableMatch.Status.OPEN:
+        # The corrected record is unfinished: the table is played on and submitted again.
         table.status = TableMatch.Status.OPEN
-        table.save(update_fields=["status"])
+        table.submitted_by = table.submitted_at = table.confirmed_by = table.confirmed_at = None
+        table.save(
+            update_fields=["status", "submitted_by", "submitted_at", "confirmed_by", "confirmed_at"]
+        )
     _audit(table, user, "correct", _("更正记录"), before=before, after=table.state, reason=reason)
-    if table.status == TableMatch.Status.CONFIRMED and old_winner != table.winner:
+    if old_status == TableMatch.Status.CONFIRMED and (
+        old_winner != table.winner or table.status != old_status
+    ):
         _redecide_tie(table.match, user, reason)
     return table
 
 
 def _redecide_tie(match: Match, user, reason: str) -> None:
+    """Work the tie out again from its confirmed tables after a correction: a new winner
+    (the bracket is re-derived), the same winner with a new score, or — when the corrected
+    tables no longer decide it — the tie reopened until they do."""
     match = Match.objects.select_for_update().select_related("round__stage__event").get(pk=match.pk)
     tables = list(match.tables.order_by("number"))
     confirmed = [
         t.winner if t.status == TableMatch.Status.CONFIRMED and t.winner else None for t in tables
     ]
     if len(tables) == 1:
-        winner, wins = confirmed[0], {"A": int(confirmed[0] == "A"), "B": int(confirmed[0] == "B")}
+        winner = confirmed[0]
+        wins = {"A": int(winner == "A"), "B": int(winner == "B")}
+        decided = winner is not None
     else:
         tie = decide_tie(confirmed, tables=len(tables))
-        winner, wins = tie.winner, tie.wins
+        winner, wins, decided = tie.winner, tie.wins, tie.decided
+    if not decided:
+        draws.reopen_result(match=match, home_score=wins["A"], away_score=wins["B"], note=reason)
+        _audit(
+            None,
+            user,
+            "tie_reopened",
+            _("更正后本场胜负未定，继续比赛"),
+            match=match,
+            reason=reason,
+        )
+        return
     side = {"A": Match.Side.HOME, "B": Match.Side.AWAY}.get(winner, "")
     draws.correct_result(
         match=match, winner=side, home_score=wins["A"], away_score=wins["B"], note=reason, user=user
@@ -504,7 +539,12 @@ def call_time(*, round, user) -> list[TableMatch]:
     called = []
     tables = (
         TableMatch.objects.select_for_update()
-        .filter(match__round=round, status=TableMatch.Status.OPEN, time_called_at__isnull=True)
+        .filter(
+            match__round=round,
+            status=TableMatch.Status.OPEN,
+            time_called_at__isnull=True,
+            match__status__in=OPEN_MATCH,
+        )
         .select_related("match__round__stage__event")
     )
     for table in tables:
@@ -542,7 +582,7 @@ def check_in(*, match: Match, pair: Pair, user=None) -> CheckIn:
 def missing_pairs(round) -> list[tuple[TableMatch, str, Pair]]:
     """Pairs of unfinished tables in the round that have not checked in."""
     tables = TableMatch.objects.filter(
-        match__round=round, status=TableMatch.Status.OPEN
+        match__round=round, status=TableMatch.Status.OPEN, match__status__in=OPEN_MATCH
     ).select_related(
         "home_pair__first", "home_pair__second", "away_pair__first", "away_pair__second", "match"
     )
@@ -621,6 +661,8 @@ def pending_upheld(table: TableMatch, team: str) -> int:
 
 @transaction.atomic
 def apply_report_deduction(*, table: TableMatch, team: str, user, key: str) -> TableMatch:
+    if key and table.events.filter(key=key.strip()[:58]).exists():
+        return table  # a resend of a deduction already recorded
     reports = list(
         Report.objects.select_for_update()
         .filter(table=table, team=team, upheld=True, penalty__isnull=True)

@@ -11,6 +11,7 @@ import segno
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -385,28 +386,40 @@ def whistle(request: HttpRequest, slug: str, round_id: int) -> HttpResponse:
 
 @login_required
 def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse:
-    tournament = _chief_tournament(request, slug)
+    """签到: referees mark their tables' pairs present; chiefs see every table and, ten
+    minutes after the start, record the forfeit of whoever is still missing."""
+    tournament = get_object_or_404(Tournament, slug=slug)
     rnd = get_object_or_404(
         Round.objects.select_related("stage__event"),
         pk=round_id,
         stage__event__tournament=tournament,
     )
+    chief = is_chief(request.user, tournament)
+    mine = TableMatch.objects.filter(match__round=rnd)
+    if not chief:
+        mine = mine.filter(Q(referee=request.user) | Q(match__referee=request.user))
+        if not mine.exists():
+            raise PermissionDenied("Not a referee of this round.")
     if request.method == "POST":
         if request.POST.get("forfeit_missing"):
+            if not chief:
+                raise PermissionDenied("Chief referees record forfeits.")
             count = services.forfeit_missing(round=rnd, user=request.user)
             messages.success(request, _("已判%(n)s对迟到判负。") % {"n": count})
         else:
             table = get_object_or_404(TableMatch, pk=request.POST.get("table", 0), match__round=rnd)
+            if not can_enter_table(request.user, table, chief=chief):
+                raise PermissionDenied("Not your table.")
             pair = table.home_pair if request.POST.get("team") == "A" else table.away_pair
             if pair is not None:
                 services.check_in(match=table.match, pair=pair, user=request.user)
         return redirect("scoring-checkin", slug=slug, round_id=rnd.pk)
-    missing = services.missing_pairs(rnd)
+    missing = [item for item in services.missing_pairs(rnd) if chief or item[0] in set(mine)]
     late = rnd.starts_at is not None and timezone.now() >= rnd.starts_at + timezone.timedelta(
         minutes=10
     )
     tables = list(
-        TableMatch.objects.filter(match__round=rnd).select_related(
+        mine.select_related(
             "home_pair__first",
             "home_pair__second",
             "away_pair__first",
@@ -425,6 +438,7 @@ def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse
             "missing": missing,
             "late": late,
             "missing_keys": missing_keys,
+            "chief": chief,
             "pair_name": services.pair_name,
         },
     )

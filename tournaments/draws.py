@@ -400,25 +400,54 @@ def correct_result(
     match.result_note = note[:200]
     match.save()
     if changed:
-        for target_id, side, entry in (
-            (match.winner_to_id, match.winner_to_side, match.winner_entry),
-            (match.loser_to_id, match.loser_to_side, match.loser_entry),
-        ):
-            if not target_id:
-                continue
-            target = Match.objects.select_for_update().get(pk=target_id)
-            if target.is_decided or target.status == Match.Status.IN_PROGRESS:
-                target.needs_review = True
-                target.review_note = _(
-                    "上一场（%(m)s）的结果已更正，本场对阵应为%(e)s；请裁判长复核。"
-                ) % {"m": str(match), "e": entry.name if entry else "—"}
-                target.save(update_fields=["needs_review", "review_note"])
-                continue
-            setattr(target, side, entry)
-            target.save(update_fields=[side])
-            target.tables.filter(events__isnull=True).delete()  # not started: rebuilt below
-            _tables_for([target])
-        _settle([match])
+        _move_on_after_correction(match)
+    match.round.stage.event.bump_version()
+    return match
+
+
+def _move_on_after_correction(match: Match) -> list[Match]:
+    """Put the (new) winner and loser of a corrected match into the next matches. A next
+    match already under way or decided keeps its record and is flagged for the chief
+    referee instead (it is not rewritten)."""
+    moved = []
+    for target_id, side, entry in (
+        (match.winner_to_id, match.winner_to_side, match.winner_entry),
+        (match.loser_to_id, match.loser_to_side, match.loser_entry),
+    ):
+        if not target_id:
+            continue
+        target = Match.objects.select_for_update().get(pk=target_id)
+        if target.is_decided or target.status == Match.Status.IN_PROGRESS:
+            target.needs_review = True
+            target.review_note = _(
+                "上一场（%(m)s）的结果已更正，本场对阵应为%(e)s；请裁判长复核。"
+            ) % {
+                "m": str(match),
+                "e": entry.name if entry else "—",
+            }
+            target.save(update_fields=["needs_review", "review_note"])
+            continue
+        setattr(target, side, entry)
+        target.save(update_fields=[side])
+        target.tables.filter(
+            events__isnull=True
+        ).delete()  # not started: rebuilt for the new pairing
+        _tables_for([target])
+        moved.append(target)
+    _settle(moved)
+    return moved
+
+
+@transaction.atomic
+def reopen_result(*, match: Match, home_score: int, away_score: int, note: str = "") -> Match:
+    """A correction left a decided tie undecided: it is in progress again, and whoever it had
+    sent on is taken back out of the next matches (or those are flagged if already played)."""
+    match = Match.objects.select_for_update().select_related("round__stage__event").get(pk=match.pk)
+    match.status, match.winner = Match.Status.IN_PROGRESS, ""
+    match.home_score, match.away_score, match.result_note = home_score, away_score, note[:200]
+    match.finished_at = None
+    match.save()
+    _move_on_after_correction(match)  # no winner or loser now: their places are emptied
     match.round.stage.event.bump_version()
     return match
 

@@ -403,12 +403,6 @@ def test_get_on_a_write_url_is_not_allowed(client, cast, name):
     assert snapshot() == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug (spec): issue 6 says 'the referee or organiser marks each pair present' "
-    "at check-in, but the check-in page is for chief referees only (403 for the table's "
-    "referee)",
-)
 def test_the_tables_referee_may_check_in_its_pairs(client, cast):
     client.force_login(cast.referee)
     response = client.post(

@@ -78,3 +78,50 @@ def test_a_referee_records_a_table_from_2_past_a_and_the_confirmed_winner_moves_
     desk.goto(f"{live_server.url}/t/anhui-2021/guandan/bracket/")
     next_card = desk.locator(f"#match-{match.winner_to_id}")
     assert match.home.name in next_card.inner_text()
+
+
+def test_a_deal_sent_on_a_dropped_connection_is_shown_unsaved_resent_and_recorded_once(
+    live_server, browser, db
+):
+    from scoring.models import TableEvent
+    from tournaments.demo import load_demo
+    from tournaments.models import Match
+
+    load_demo()
+    referee = get_user_model().objects.create_user(username="liangyong", password=PASSWORD)
+    match = (
+        Match.objects.filter(
+            round__stage__event__tournament__slug="anhui-2021",
+            round__stage__event__slug="guandan",
+            status="pending",
+            home__isnull=False,
+            away__isnull=False,
+        )
+        .order_by("round__number", "index")
+        .first()
+    )
+    Match.objects.filter(pk=match.pk).update(referee=referee)
+    table = match.tables.get()
+    page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    log_in(page, live_server.url, "liangyong")
+    page.goto(f"{live_server.url}/t/anhui-2021/guandan/tables/{table.pk}/")
+
+    # The first attempt reaches the server but its answer is lost (the Wi-Fi drops on the
+    # way back); the page must say so, resend, and the deal must be recorded once.
+    dropped = []
+
+    def lose_the_answer(route):
+        if not dropped:
+            dropped.append(route.request.url)
+            route.fetch()
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    page.route("**/deal/", lose_the_answer)
+    page.locator(".deal-col").first.get_by_role("button", name="对家三游").click()
+    expect(page.locator(".unsaved")).to_be_visible()
+    expect(page.locator(".history-list li")).to_have_count(1, timeout=15000)
+    expect(page.locator(".unsaved")).to_be_hidden()
+    assert dropped
+    assert TableEvent.objects.filter(table=table, undone_at__isnull=True).count() == 1

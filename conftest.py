@@ -1,5 +1,6 @@
 """Shared pytest fixtures: test actors built in code, and Playwright on Debian's Chromium."""
 
+import datetime as dt
 import os
 import shutil
 
@@ -38,3 +39,30 @@ def browser_type_launch_args(browser_type_launch_args):
 def phone_page(page):
     page.set_viewport_size({"width": 390, "height": 844})
     return page
+
+
+@pytest.fixture
+def demo(db):
+    """Both seed tournaments, loaded and drawn, keyed by slug."""
+    from tournaments.demo import load_demo
+
+    return {t.slug: t for t in load_demo()}
+
+
+@pytest.fixture
+def make_tournament(db):
+    from tournaments.models import Tournament
+
+    def make(slug="test-cup", **fields):
+        defaults = dict(
+            name="测试杯",
+            organiser_name="测试工会",
+            notice_title="关于举行测试杯的通知",
+            notice_text="一、比赛时间\n时间：某日",
+            starts_on=dt.date(2026, 12, 1),
+            status=Tournament.Status.REGISTRATION_OPEN,
+        )
+        defaults.update(fields)
+        return Tournament.objects.create(slug=slug, **defaults)
+
+    return make

@@ -19,17 +19,11 @@ from scoring import services
 from scoring.engine import state_to_full_dict
 from scoring.models import AuditEntry, CheckIn, Report, TableEvent, TableMatch
 from scoring.services import TableError
-from tournaments.demo import load_demo
-from tournaments.models import Entry, Event, Match, Official
+from scoring.tests.utils import first_round, fresh, guandan, tables
+from tournaments.models import Entry, Match, Official
 
 User = get_user_model()
 _keys = itertools.count(1)
-
-
-@pytest.fixture
-def demo(db):
-    """Both seed tournaments loaded and drawn, keyed by slug."""
-    return {t.slug: t for t in load_demo()}
 
 
 @pytest.fixture
@@ -62,27 +56,6 @@ def no_event_is_ever_deleted():
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def guandan(slug: str) -> Event:
-    return Event.objects.get(tournament__slug=slug, slug="guandan")
-
-
-def first_round(slug: str) -> list[Match]:
-    """The playable ties of the first round, in bracket order."""
-    return list(
-        Match.objects.filter(round__stage__event=guandan(slug), round__number=1)
-        .exclude(status=Match.Status.BYE)
-        .order_by("index")
-    )
-
-
-def tables(match: Match) -> list[TableMatch]:
-    return list(TableMatch.objects.filter(match=match).order_by("number"))
-
-
-def fresh(obj):
-    return type(obj).objects.get(pk=obj.pk)
 
 
 def record(table, event, user=None, key=None, **kwargs):

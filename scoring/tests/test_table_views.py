@@ -17,35 +17,12 @@ from django.utils import timezone
 
 from scoring import services
 from scoring.models import AuditEntry, CheckIn, Report, TableEvent, TableMatch
-from tournaments.demo import load_demo
-from tournaments.models import Event, Match, Official
+from scoring.tests.utils import first_round, fresh, tables
+from tournaments.models import Match, Official
 
 User = get_user_model()
 HTMX = {"HTTP_HX_REQUEST": "true"}
 NANTONG, ANHUI = "nantong-2014", "anhui-2021"
-
-
-@pytest.fixture
-def demo(db):
-    """Both seed tournaments loaded and drawn, keyed by slug."""
-    return {t.slug: t for t in load_demo()}
-
-
-def first_round(slug: str) -> list[Match]:
-    event = Event.objects.get(tournament__slug=slug, slug="guandan")
-    return list(
-        Match.objects.filter(round__stage__event=event, round__number=1)
-        .exclude(status=Match.Status.BYE)
-        .order_by("index")
-    )
-
-
-def tables(match: Match) -> list[TableMatch]:
-    return list(TableMatch.objects.filter(match=match).order_by("number"))
-
-
-def fresh(obj):
-    return type(obj).objects.get(pk=obj.pk)
 
 
 def user(username: str):

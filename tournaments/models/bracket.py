@@ -210,8 +210,9 @@ class Match(models.Model):
         ]
 
     def __str__(self) -> str:
-        home = self.home.name if self.home_id else "—"
-        away = self.away.name if self.away_id else "—"
+        unknown = "轮空" if self.status == self.Status.BYE else "待定"
+        home = self.home.name if self.home_id else unknown
+        away = self.away.name if self.away_id else unknown
         return f"{home}——{away}"
 
     @property

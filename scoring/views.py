@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from scoring import services
-from scoring.models import AuditEntry, Report, TableMatch
+from scoring.models import AuditEntry, CheckIn, Report, TableMatch
 from scoring.services import TableError
 from tournaments.access import can_enter_table, get_event, is_chief
 from tournaments.models import Match, Round, Tournament
@@ -427,7 +427,11 @@ def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse
             "match",
         )
     )
-    missing_keys = {(t.pk, team) for t, team, _p in missing}
+    present = set(CheckIn.objects.filter(match__round=rnd).values_list("match_id", "pair_id"))
+    for t in tables:
+        # Shown on each pair's button, so a referee sees at once who is already marked.
+        t.home_present = (t.match_id, t.home_pair_id) in present
+        t.away_present = (t.match_id, t.away_pair_id) in present
     return render(
         request,
         "scoring/checkin.html",
@@ -437,7 +441,6 @@ def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse
             "tables": tables,
             "missing": missing,
             "late": late,
-            "missing_keys": missing_keys,
             "chief": chief,
             "pair_name": services.pair_name,
         },

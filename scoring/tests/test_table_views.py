@@ -779,3 +779,14 @@ def test_the_check_in_page_lists_the_missing_pairs_after_ten_minutes(client, cas
     assert (table.winner, table.state["decided_by"]) == ("B", "forfeit")
     assert TableEvent.objects.count() == 1
     assert "全部已签到" in client.get(url).content.decode()
+
+
+def test_the_checkin_page_marks_the_pairs_already_present(client, cast):
+    client.force_login(cast.referee)
+    url = reverse("scoring-checkin", args=[NANTONG, cast.table.match.round_id])
+    client.post(url, {"table": cast.table.pk, "team": "A"})
+    html = client.get(url).content.decode()
+    home = f"{cast.table.home_pair.first.name}、{cast.table.home_pair.second.name}"
+    away = f"{cast.table.away_pair.first.name}、{cast.table.away_pair.second.name}"
+    assert f"disabled>✓ {home}" in html
+    assert f"✓ {away}" not in html

@@ -14,17 +14,9 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from scoring.engine import (
-    GuandanError,
-    apply_event,
-    decide_tie,
-    describe,
-    event_to_dict,
-    initial_state,
-    parse_event,
-    state_to_full_dict,
-)
+from scoring.engine import decide_tie
 from scoring.models import AuditEntry, CheckIn, Report, TableEvent, TableMatch
+from scoring.sports import Scorer, ScoringError
 from tournaments import draws
 from tournaments.models import Entry, Event, Match, Pair
 
@@ -65,6 +57,27 @@ def pair_name(pair: Pair | None) -> str:
     return f"{pair.first.name}、{pair.second.name}" if pair else "—"
 
 
+def scorer(table: TableMatch) -> Scorer:
+    return table.match.round.stage.event.scorer()
+
+
+def side_names(table: TableMatch) -> dict[str, str]:
+    """{"A": home, "B": away}: the pairs of a guandan table, the entries (players) of a
+    singles match."""
+    names = {}
+    for team, pair, entry_id, entry in (
+        ("A", table.home_pair, table.match.home_id, "home"),
+        ("B", table.away_pair, table.match.away_id, "away"),
+    ):
+        if pair is not None:
+            names[team] = pair_name(pair)
+        elif entry_id:
+            names[team] = getattr(table.match, entry).name
+        else:
+            names[team] = "—"
+    return names
+
+
 def ensure_tables(match: Match) -> list[TableMatch]:
     """The table matches of one guandan tie (see :func:`ensure_tables_for`)."""
     ensure_tables_for([match])
@@ -72,16 +85,13 @@ def ensure_tables(match: Match) -> list[TableMatch]:
 
 
 def ensure_tables_for(matches) -> None:
-    """Create the table matches of guandan ties whose two entries are known: pair n of the
-    home team against pair n of the away team, at table ``first_table + n - 1``. A fixed
-    number of queries for any number of ties (a 4,096-team draw creates 6,000 tables)."""
+    """Create the table matches of ties whose two entries are known: for a guandan team
+    tie pair n of the home team against pair n of the away team, at table
+    ``first_table + n - 1``; for pairs and singles (象棋, 羽毛球, 乒乓球) one table, where the
+    referee records the deals or games. A fixed number of queries for any number of ties
+    (a 4,096-team draw creates 6,000 tables)."""
     matches = [
-        m
-        for m in matches
-        if m.home_id
-        and m.away_id
-        and m.status != Match.Status.BYE
-        and m.round.stage.event.is_guandan
+        m for m in matches if m.home_id and m.away_id and m.status != Match.Status.BYE
     ]
     if not matches:
         return
@@ -93,9 +103,9 @@ def ensure_tables_for(matches) -> None:
     initial = {}
     for m in matches:
         event = m.round.stage.event
-        rules = event.rules()
         if event.pk not in initial:
-            initial[event.pk] = state_to_full_dict(initial_state(rules), rules)
+            engine = event.scorer()
+            initial[event.pk] = engine.state_dict(engine.initial())
         count = event.pairs_per_team if event.entry_kind == Event.EntryKind.TEAM else 1
         rows += [
             TableMatch(
@@ -117,18 +127,18 @@ def active_events(table: TableMatch) -> list[TableEvent]:
 
 def replay_table(table: TableMatch, events: list[dict] | None = None):
     """(state, [(event, description) …]) of a table, from its active events."""
-    rules = table.match.round.stage.event.rules()
+    engine = scorer(table)
     payloads = [e.payload for e in active_events(table)] if events is None else events
-    names = {"A": pair_name(table.home_pair), "B": pair_name(table.away_pair)}
-    state = initial_state(rules)
+    names = side_names(table)
+    state = engine.initial()
     described = []
     for index, payload in enumerate(payloads):
         try:
-            event = parse_event(payload)
-            after = apply_event(state, event, rules)
-        except GuandanError as err:
+            event = engine.parse(payload)
+            after = engine.apply(state, event)
+        except ScoringError as err:
             raise TableError(err.code, err.message, event_index=index) from None
-        described.append((payload, describe(state, event, after, rules, names=names)))
+        described.append((payload, engine.describe(state, event, after, names)))
         state = after
     return state, described
 
@@ -140,6 +150,8 @@ def _locked(table: TableMatch) -> TableMatch:
         TableMatch.objects.select_for_update(of=("self",))
         .select_related(
             "match__round__stage__event__tournament",
+            "match__home",
+            "match__away",
             "home_pair__first",
             "home_pair__second",
             "away_pair__first",
@@ -185,9 +197,9 @@ def _audit(
 
 
 def _save_state(table: TableMatch, state) -> None:
-    rules = table.match.round.stage.event.rules()
-    table.state = state_to_full_dict(state, rules)
-    table.winner = state.winner or "" if state.match_over else ""
+    engine = scorer(table)
+    table.state = engine.state_dict(state)
+    table.winner = engine.winner(state) or ""
     table.version += 1
     table.save(update_fields=["state", "winner", "version"])
     event = table.match.round.stage.event
@@ -225,18 +237,18 @@ def record_event(
         raise TableError("closed", _("这一台的结果已提交，不能再录入；更正请由裁判长办理。"))
     _check_version(table, expected_version)
     payloads = [e.payload for e in active_events(table)]
+    engine = scorer(table)
     try:
-        parsed = parse_event(event)
-    except GuandanError as err:
+        payload = engine.normalise(event)
+    except ScoringError as err:
         raise TableError(err.code, err.message) from None
-    payload = event_to_dict(parsed)
     # Nantong: after the whistle the deal in progress is played out and then time is up
     # (rules §7.1), so the deal recorded after the call brings the time_up with it.
-    rules = table.match.round.stage.event.rules()
     follow_with_time_up = (
-        "order" in payload
+        engine.is_guandan
+        and "order" in payload
         and table.time_called_at is not None
-        and rules.time_rule != "sudden_death"
+        and engine.rules.time_rule != "sudden_death"
     )
     if follow_with_time_up:
         # A deal that passes A wins the match outright (rules §7.1): no time_up after it.
@@ -265,7 +277,7 @@ def record_event(
         user,
         "event",
         text,
-        before=state_to_full_dict(before_state, rules),
+        before=engine.state_dict(before_state),
         after=table.state,
         reason=reason,
     )
@@ -335,10 +347,8 @@ def submit_table(
 
 
 def _winner_name(table: TableMatch) -> str:
-    if table.winner == "A":
-        return pair_name(table.home_pair)
-    if table.winner == "B":
-        return pair_name(table.away_pair)
+    if table.winner in ("A", "B"):
+        return side_names(table)[table.winner]
     return _("平局")
 
 
@@ -379,33 +389,57 @@ def _after_confirmation(table: TableMatch, user) -> None:
         .get(pk=table.match_id)
     )
     event = match.round.stage.event
-    rules = event.rules()
-    # A forfeit ends the entry's event where the rules say so (Anhui: 弃权 … 比赛资格就此终止).
-    if rules and rules.forfeit_ends_event and table.state.get("decided_by") == "forfeit":
-        loser_pair = table.home_pair if table.winner == "B" else table.away_pair
-        if loser_pair is not None and event.entry_kind != Event.EntryKind.TEAM:
-            entry = Entry.objects.get(pk=loser_pair.entry_id)
+    # A forfeit ends the entry's event where the rules say so (Anhui: 弃权 … 比赛资格就此终止;
+    # for chess and the ball games always: 弃权者…后面的比赛资格就此终止).
+    if (
+        event.scorer().forfeit_ends_event
+        and table.state.get("decided_by") == "forfeit"
+        and table.winner in ("A", "B")
+        and event.entry_kind != Event.EntryKind.TEAM
+    ):
+        loser_id = match.away_id if table.winner == "A" else match.home_id
+        if loser_id:
+            entry = Entry.objects.get(pk=loser_id)
             if entry.status == Entry.Status.REGISTERED:
                 entry.status, entry.status_reason = Entry.Status.ELIMINATED, _("弃权")
                 entry.save(update_fields=["status", "status_reason"])
     _update_tie(match, user)
 
 
+def _tie_result(match: Match) -> tuple[str | None, dict, bool, float]:
+    """(winner "A"/"B"/None, wins {"A", "B"}, decided, home margin) from the confirmed
+    tables of a tie. A guandan team tie is won by a majority of tables and its margin is
+    the 级差; a single table (guandan pairs, chess, badminton, table tennis) decides the
+    match alone, its score is the games won and its margin the games (chess: points)."""
+    tables = list(match.tables.order_by("number"))
+    confirmed = [t for t in tables if t.status == TableMatch.Status.CONFIRMED]
+    if len(tables) == 1:
+        event = match.round.stage.event
+        engine = event.scorer()
+        table = tables[0]
+        winner = table.winner or None if confirmed else None
+        decided = bool(confirmed)
+        if engine.is_guandan:
+            wins = {"A": int(winner == "A"), "B": int(winner == "B")}
+            margin = float(_level_gap(table.state)) if confirmed else 0.0
+        else:
+            state = engine.replay(e.payload for e in active_events(table))
+            home, away = engine.games_won(state)
+            wins = {"A": home, "B": away}
+            margin = engine.margin(state) if confirmed else 0.0
+        return winner, wins, decided, margin
+    tie = decide_tie(
+        [t.winner if t.status == TableMatch.Status.CONFIRMED and t.winner else None for t in tables],
+        tables=len(tables),
+    )
+    margin = float(sum(_level_gap(t.state) for t in confirmed))
+    return tie.winner, tie.wins, tie.decided, margin
+
+
 def _update_tie(match: Match, user) -> None:
     """Decide the tie from its confirmed tables: the team with a majority of tables wins,
     as soon as it has it; the score keeps counting the remaining tables."""
-    tables = list(match.tables.order_by("number"))
-    confirmed = [
-        t.winner if t.status == TableMatch.Status.CONFIRMED and t.winner else None for t in tables
-    ]
-    if len(tables) == 1:
-        winner = confirmed[0]
-        wins = {"A": int(winner == "A"), "B": int(winner == "B")}
-        decided = winner is not None or (tables[0].status == TableMatch.Status.CONFIRMED)
-    else:
-        tie = decide_tie(confirmed, tables=len(tables))
-        winner, wins, decided = tie.winner, tie.wins, tie.decided
-    level_diff = sum(_level_gap(t.state) for t in tables if t.status == TableMatch.Status.CONFIRMED)
+    winner, wins, decided, level_diff = _tie_result(match)
     if match.is_decided:
         if match.home_score != wins["A"] or match.away_score != wins["B"]:
             match.home_score, match.away_score = wins["A"], wins["B"]
@@ -450,6 +484,7 @@ def correct_table(*, table: TableMatch, events: list[dict], reason: str, user) -
         raise TableError("no_reason", _("更正必须写明原因。"))
     table = _locked(table)
     state, _described = replay_table(table, events)  # validates the whole new record
+    engine = scorer(table)
     before = table.state
     now = timezone.now()
     actor = user if getattr(user, "is_authenticated", False) else None
@@ -461,7 +496,7 @@ def correct_table(*, table: TableMatch, events: list[dict], reason: str, user) -
             TableEvent(
                 table=table,
                 seq=seq + i,
-                payload=event_to_dict(parse_event(e)),
+                payload=engine.normalise(e),
                 key=f"correction-{stamp}-{i}",
                 reason=reason[:200],
                 created_by=actor,
@@ -491,17 +526,9 @@ def _redecide_tie(match: Match, user, reason: str) -> None:
     (the bracket is re-derived), the same winner with a new score, or — when the corrected
     tables no longer decide it — the tie reopened until they do."""
     match = Match.objects.select_for_update().select_related("round__stage__event").get(pk=match.pk)
-    tables = list(match.tables.order_by("number"))
-    confirmed = [
-        t.winner if t.status == TableMatch.Status.CONFIRMED and t.winner else None for t in tables
-    ]
-    if len(tables) == 1:
-        winner = confirmed[0]
-        wins = {"A": int(winner == "A"), "B": int(winner == "B")}
-        decided = winner is not None
-    else:
-        tie = decide_tie(confirmed, tables=len(tables))
-        winner, wins, decided = tie.winner, tie.wins, tie.decided
+    winner, wins, decided, _margin = _tie_result(match)
+    if winner is None and len(match.tables.all()) == 1:
+        decided = False  # a corrected single table without a winner is played on
     if not decided:
         draws.reopen_result(match=match, home_score=wins["A"], away_score=wins["B"], note=reason)
         _audit(
@@ -548,9 +575,10 @@ def call_time(*, round, user) -> list[TableMatch]:
         .select_related("match__round__stage__event")
     )
     for table in tables:
-        if table.is_over:
-            continue
-        rules = table.match.round.stage.event.rules()
+        engine = table.match.round.stage.event.scorer()
+        if table.is_over or not engine.is_guandan:
+            continue  # chess and the ball games are not played to a clock here
+        rules = engine.rules
         table.time_called_at = now
         table.save(update_fields=["time_called_at"])
         if rules.time_rule == "sudden_death":
@@ -671,6 +699,8 @@ def apply_report_deduction(*, table: TableMatch, team: str, user, key: str) -> T
     if len(reports) < UPHELD_REPORTS_FOR_A_DEDUCTION:
         raise TableError("not_enough_reports", _("属实的举报不足三次。"))
     rules = table.match.round.stage.event.rules()
+    if rules is None:
+        raise TableError("no_levels", _("这个项目没有级数，不能扣级。"))
     table, _text, _created = record_event(
         table=table,
         event={"penalty": {"team": team, "levels": rules.default_penalty_levels}},

@@ -19,13 +19,22 @@ from django.utils.translation import gettext_lazy as _
 
 if TYPE_CHECKING:
     from scoring.engine import RuleSet
+    from scoring.sports import Scorer
 
 
-def ruleset_choices() -> list[tuple[str, str]]:
-    # Imported lazily so the engine module stays importable without Django and vice versa.
-    from scoring.engine import PRESETS
+def ruleset_choices() -> list[tuple[str, list[tuple[str, str]]]]:
+    """Every preset rule set, grouped by sport (a form shows them as option groups)."""
+    # Imported lazily so the engine modules stay importable without Django and vice versa.
+    from scoring.sports import preset_choices
 
-    return [(key, preset.name) for key, preset in PRESETS.items()]
+    groups = preset_choices()
+    labels = {
+        "guandan": _("掼蛋"),
+        "xiangqi": _("象棋"),
+        "badminton": _("羽毛球"),
+        "table_tennis": _("乒乓球"),
+    }
+    return [(labels[sport], choices) for sport, choices in groups.items()]
 
 
 class Tournament(models.Model):
@@ -213,11 +222,11 @@ class Event(models.Model):
         _("每队对数"), default=3, help_text=_("掼蛋团体赛每队的固定对数")
     )
     ruleset = models.CharField(
-        _("掼蛋规则"),
+        _("比赛规则"),
         max_length=32,
         blank=True,
         choices=ruleset_choices,
-        help_text=_("掼蛋项目使用的升级规则"),
+        help_text=_("掼蛋项目必选升级规则；象棋、羽毛球、乒乓球留空则用该项目的默认规则"),
     )
     ruleset_config = models.JSONField(
         _("自定义规则参数"), default=dict, blank=True, help_text=_("留空则使用预设规则")
@@ -263,18 +272,22 @@ class Event(models.Model):
     def clean(self):
         if not self.entry_kind and self.discipline:
             self.entry_kind = self.DEFAULT_ENTRY_KIND[self.discipline]
-        if not self.is_guandan:
+        if not self.discipline:
             return
-        if not self.ruleset and not self.ruleset_config:
+        if self.is_guandan and not self.ruleset and not self.ruleset_config:
             raise ValidationError(
                 {"ruleset": _("掼蛋项目须选择一套升级规则，或填写自定义规则参数。")}
             )
         try:
-            self.rules()
+            self.scorer()
         except ValueError as exc:
-            raise ValidationError(
-                {"ruleset_config": _("自定义规则参数有误：%(error)s") % {"error": exc}}
-            ) from None
+            field = "ruleset_config" if self.ruleset_config else "ruleset"
+            message = (
+                _("自定义规则参数有误：%(error)s")
+                if self.ruleset_config
+                else _("所选规则不适用于这个项目：%(error)s")
+            )
+            raise ValidationError({field: message % {"error": exc}}) from None
 
     def bump_version(self) -> None:
         """Record that the bracket changed (an UPDATE … SET version = version + 1)."""
@@ -293,6 +306,13 @@ class Event(models.Model):
     @property
     def is_guandan(self) -> bool:
         return self.discipline in (self.Discipline.GUANDAN_TEAM, self.Discipline.GUANDAN_PAIRS)
+
+    def scorer(self) -> "Scorer":
+        """The scoring engine of this event with its rule set (any sport): see
+        ``scoring.sports``. ``ValueError`` when the rule set does not fit the discipline."""
+        from scoring.sports import scorer_for
+
+        return scorer_for(self.discipline, self.ruleset, self.ruleset_config)
 
     def rules(self) -> "RuleSet | None":
         """The level-scoring rule set of a guandan event: a custom one built from

@@ -90,9 +90,7 @@ def ensure_tables_for(matches) -> None:
     ``first_table + n - 1``; for pairs and singles (象棋, 羽毛球, 乒乓球) one table, where the
     referee records the deals or games. A fixed number of queries for any number of ties
     (a 4,096-team draw creates 6,000 tables)."""
-    matches = [
-        m for m in matches if m.home_id and m.away_id and m.status != Match.Status.BYE
-    ]
+    matches = [m for m in matches if m.home_id and m.away_id and m.status != Match.Status.BYE]
     if not matches:
         return
     have = set(TableMatch.objects.filter(match__in=matches).values_list("match_id", flat=True))
@@ -429,7 +427,10 @@ def _tie_result(match: Match) -> tuple[str | None, dict, bool, float]:
             margin = engine.margin(state) if confirmed else 0.0
         return winner, wins, decided, margin
     tie = decide_tie(
-        [t.winner if t.status == TableMatch.Status.CONFIRMED and t.winner else None for t in tables],
+        [
+            t.winner if t.status == TableMatch.Status.CONFIRMED and t.winner else None
+            for t in tables
+        ],
         tables=len(tables),
     )
     margin = float(sum(_level_gap(t.state) for t in confirmed))

@@ -36,3 +36,52 @@ def random_table(
         state = apply_event(state, parse_event(event), ruleset)
         events.append(event)
     return events, state
+
+
+def random_rally(rules, rng: random.Random, *, strength: float = 0.5, by_point: bool = False):
+    """(events, final state) of a random but legal badminton or table-tennis match.
+    ``strength`` is the home player's chance of winning a rally; ``by_point`` records
+    every rally (after a drawn first server) instead of whole game scores."""
+    from scoring import rally
+
+    rules = rally.as_rules(rules)
+    state = rally.initial_state(rules)
+    events: list[dict] = []
+    if by_point:
+        events.append({"first_server": rng.choice(("home", "away"))})
+        state = rally.apply_event(state, events[-1], rules)
+        while not state.match_over:
+            events.append({"point": "home" if rng.random() < strength else "away"})
+            state = rally.apply_event(state, events[-1], rules)
+        return events, state
+    while not state.match_over:
+        home = away = 0
+        while not rally.is_game_over(home, away, rules):
+            if rng.random() < strength:
+                home += 1
+            else:
+                away += 1
+        events.append({"home": home, "away": away})
+        state = rally.apply_event(state, events[-1], rules)
+    return events, state
+
+
+def random_xiangqi(rules, rng: random.Random, *, strength: float = 0.5, draws: float = 0.2):
+    """(events, final state) of a random but legal chess match: who moves first follows
+    the rules (lot where they leave it free); ``strength`` is the home player's share of
+    the decisive games, ``draws`` the chance of a draw."""
+    from scoring import xiangqi
+
+    rules = xiangqi.as_rules(rules)
+    state = xiangqi.initial_state(rules)
+    events: list[dict] = []
+    while not state.match_over:
+        first = state.next_first_move or rng.choice(("home", "away"))
+        roll = rng.random()
+        if roll < draws:
+            result = "draw"
+        else:
+            result = "home" if rng.random() < strength else "away"
+        events.append({"result": result, "first_move": first})
+        state = xiangqi.apply_event(state, events[-1], rules)
+    return events, state

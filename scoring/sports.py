@@ -36,6 +36,8 @@ DEFAULT_RULESET = {
     "table_tennis": rally.TABLE_TENNIS_11.id,
 }
 GUANDAN_DISCIPLINES = ("guandan_team", "guandan_pairs")
+# The referee page's forfeit reasons, in the sports engines' codes.
+_SPORT_REASONS = {"withdrew": "withdrawn"}
 
 
 def kind_of(discipline: str) -> str:
@@ -219,6 +221,7 @@ class Scorer:
             raise ValueError(f"team must be A or B, got {team!r}")
         if self.is_guandan:
             return {"forfeit": {"team": team, "reason": reason}}
+        reason = _SPORT_REASONS.get(reason, reason)
         return {"forfeit": {"side": TO_SIDE[team], "reason": reason}}
 
 

@@ -40,8 +40,8 @@ def _table(slug: str, event_slug: str, table_id: int, request) -> TableMatch:
     return get_object_or_404(
         TableMatch.objects.select_related(
             "match__round__stage__event__tournament",
-            "match__home",
-            "match__away",
+            "match__home__unit",
+            "match__away__unit",
             "home_pair__first",
             "home_pair__second",
             "away_pair__first",
@@ -55,11 +55,13 @@ def _table(slug: str, event_slug: str, table_id: int, request) -> TableMatch:
 
 def _context(request, table: TableMatch, *, flash: str = "", problem: str = "") -> dict:
     event = table.match.round.stage.event
-    rules = event.rules()
+    engine = event.scorer()
+    rules = engine.rules
     chief = is_chief(request.user, event.tournament)
     state, described = services.replay_table(table)
+    names = services.side_names(table)
     deadline = None
-    if table.started_at and rules.time_limit_minutes:
+    if engine.is_guandan and table.started_at and rules.time_limit_minutes:
         deadline = table.started_at + timezone.timedelta(minutes=rules.time_limit_minutes)
     reports = list(table.reports.all())
     return {
@@ -67,10 +69,14 @@ def _context(request, table: TableMatch, *, flash: str = "", problem: str = "") 
         "event": event,
         "table": table,
         "rules": rules,
+        "engine": engine,
         "state": table.state,
         "history": list(reversed(described)),
-        "home_name": services.pair_name(table.home_pair),
-        "away_name": services.pair_name(table.away_pair),
+        "home_name": names["A"],
+        "away_name": names["B"],
+        "games": _games(engine, table.state),
+        "sides": _sides(engine, table, names),
+        "serving": {"home": "A", "away": "B"}.get(table.state.get("server") or ""),
         "can_enter": can_enter_table(request.user, table, chief=chief),
         "chief": chief,
         "key": uuid.uuid4().hex,
@@ -83,7 +89,8 @@ def _context(request, table: TableMatch, *, flash: str = "", problem: str = "") 
         "proposals": [
             t
             for t in ("A", "B")
-            if services.pending_upheld(table, t) >= services.UPHELD_REPORTS_FOR_A_DEDUCTION
+            if engine.is_guandan
+            and services.pending_upheld(table, t) >= services.UPHELD_REPORTS_FOR_A_DEDUCTION
         ],
         "audit": list(table.audit.select_related("actor")[:50]) if chief else [],
         "events_json": json.dumps(
@@ -91,6 +98,44 @@ def _context(request, table: TableMatch, *, flash: str = "", problem: str = "") 
         ),
         "qr_url": reverse("scoring-table-qr", args=[event.tournament.slug, event.slug, table.pk]),
     }
+
+
+def _games(engine, state: dict) -> list[dict]:
+    """The games of a chess or rally match, numbered, with each game's winner, for the
+    scoreboard; empty for guandan (its record is the deals)."""
+    if engine.is_guandan:
+        return []
+    rows = []
+    for number, game in enumerate(state.get("games", []), start=1):
+        if engine.kind == "rally":
+            winner = "A" if game["home"] > game["away"] else "B"
+        else:
+            winner = {"home": "A", "away": "B"}.get(game["result"])
+        rows.append({"number": number, "winner": winner, **game})
+    return rows
+
+
+def _points(value) -> str:
+    """1.5 → 1½ (chess points)."""
+    whole, half = int(value), value - int(value) >= 0.5
+    if half:
+        return f"{whole}½" if whole else "½"
+    return str(whole)
+
+
+def _sides(engine, table: TableMatch, names: dict) -> list[tuple]:
+    """(team, name, unit, big number) for the scoreboard of a chess or rally match."""
+    if engine.is_guandan:
+        return []
+    state = table.state
+    rows = []
+    for team, side, entry in (("A", "home", table.match.home), ("B", "away", table.match.away)):
+        if engine.kind == "xiangqi":
+            value = _points(state.get("points", {}).get(side, 0))
+        else:
+            value = state.get("games_won", {}).get(side, 0)
+        rows.append((team, names[team], entry.unit.name if entry else "", value))
+    return rows
 
 
 def table_page(request: HttpRequest, slug: str, event_slug: str, table_id: int) -> HttpResponse:
@@ -194,8 +239,84 @@ def record_deal(request, table):
     return text if created else _("（已记录过，未重复记录）") + text
 
 
+def _guandan_only(table) -> None:
+    if not table.match.round.stage.event.is_guandan:
+        raise TableError("not_for_sport", _("这个项目没有这项记录。"))
+
+
+def _sport_only(table, kind: str):
+    engine = table.match.round.stage.event.scorer()
+    if engine.kind != kind:
+        raise TableError("not_for_sport", _("这个项目没有这项记录。"))
+    return engine
+
+
+def _whole_number(raw: str, what: str) -> int:
+    raw = (raw or "").strip()
+    if not raw.isdigit() or len(raw) > 3:
+        raise TableError(
+            "invalid_score",
+            _("%(what)s必须是0到999之间的整数，收到“%(value)s”。")
+            % {"what": what, "value": raw[:20]},
+        )
+    return int(raw)
+
+
+def _record(request, table, event: dict, *, reason: str = "") -> str:
+    _table, text, created = services.record_event(
+        table=table,
+        event=event,
+        user=request.user,
+        key=request.POST.get("key", ""),
+        expected_version=_version(request),
+        reason=reason,
+    )
+    return text if created else _("（已记录过，未重复记录）") + text
+
+
+@referee_action()
+def record_game(request, table):
+    """One whole game: a rally game's score (羽毛球 21–17) or a chess game's result and who
+    moved first (象棋)."""
+    engine = table.match.round.stage.event.scorer()
+    if engine.kind == "rally":
+        home = _whole_number(request.POST.get("home", ""), _("主方得分"))
+        away = _whole_number(request.POST.get("away", ""), _("客方得分"))
+        return _record(request, table, {"home": home, "away": away})
+    if engine.kind == "xiangqi":
+        result = request.POST.get("result", "")
+        first_move = request.POST.get("first_move", "")
+        if result not in ("home", "away", "draw"):
+            raise TableError("invalid_result", _("请选择这一盘的结果。"))
+        if first_move not in ("home", "away"):
+            raise TableError("invalid_first_move", _("请选择这一盘的先手方。"))
+        return _record(request, table, {"result": result, "first_move": first_move})
+    raise TableError("not_for_sport", _("这个项目没有这项记录。"))
+
+
+@referee_action()
+def record_point(request, table):
+    """Point by point (羽毛球/乒乓球): the rally's winner."""
+    _sport_only(table, "rally")
+    side = request.POST.get("side", "")
+    if side not in ("home", "away"):
+        raise TableError("invalid_side", _("请选择得分的一方。"))
+    return _record(request, table, {"point": side})
+
+
+@referee_action()
+def record_first_server(request, table):
+    """猜先: who serves first in the match."""
+    _sport_only(table, "rally")
+    side = request.POST.get("side", "")
+    if side not in ("home", "away"):
+        raise TableError("invalid_side", _("请选择首先发球的一方。"))
+    return _record(request, table, {"first_server": side})
+
+
 @referee_action()
 def record_penalty(request, table):
+    _guandan_only(table)
     team, kind = request.POST.get("team", ""), request.POST.get("kind", "levels")
     if team not in ("A", "B"):
         raise TableError("invalid_team", _("请选择受罚的一方。"))
@@ -222,6 +343,7 @@ def record_penalty(request, table):
 
 @referee_action()
 def record_time_up(request, table):
+    _guandan_only(table)
     _table, text, _created = services.record_event(
         table=table,
         event={"time_up": True},
@@ -237,9 +359,10 @@ def record_forfeit(request, table):
     team, reason = request.POST.get("team", ""), request.POST.get("reason", "")
     if team not in ("A", "B") or reason not in FORFEIT_REASONS:
         raise TableError("invalid_forfeit", _("请选择判负的一方和原因。"))
+    engine = table.match.round.stage.event.scorer()
     _table, text, _created = services.record_event(
         table=table,
-        event={"forfeit": {"team": team, "reason": reason}},
+        event=engine.forfeit(team, reason),
         user=request.user,
         key=request.POST.get("key", ""),
         expected_version=_version(request),
@@ -262,6 +385,7 @@ def submit(request, table):
 
 @referee_action()
 def report(request, table):
+    _guandan_only(table)
     services.add_report(
         table=table,
         team=request.POST.get("team", ""),
@@ -291,6 +415,7 @@ def rule_report(request, table, report_id: int):
 
 @referee_action(chief_only=True)
 def report_deduction(request, table):
+    _guandan_only(table)
     services.apply_report_deduction(
         table=table,
         team=request.POST.get("team", ""),

@@ -338,16 +338,32 @@ def _entry_form(event: Event, unit: str, members: list[str], names: NameMaker) -
     return EntryForm(unit=unit, pairs=pairs, on_site=False)
 
 
+def _random_record(engine, rng, strength: float) -> list[dict]:
+    """A random, legal record of one table: guandan deals, chess games, or badminton and
+    table-tennis games (now and then point by point, and now and then a forfeit)."""
+    from scoring.simulate import random_rally, random_table, random_xiangqi
+
+    if engine.is_guandan:
+        return random_table(engine.rules, rng, strength=strength)[0]
+    if rng.random() < 0.06:
+        loser = "home" if rng.random() < 0.5 else "away"
+        return [{"forfeit": {"side": loser, "reason": "withdrawn"}}]
+    if engine.kind == "xiangqi":
+        return random_xiangqi(engine.rules, rng, strength=strength)[0]
+    by_point = rng.random() < 0.2
+    return random_rally(engine.rules, rng, strength=strength, by_point=by_point)[0]
+
+
 def play_demo(*, seed: int = 2014, only: str | None = None) -> int:
-    """Play every guandan tie of the demo tournaments to the end through the referee
-    services: each table's deals recorded one by one, submitted by a (made-up) referee and
-    confirmed by a (made-up) chief referee. Repeatable: the same seed, the same results."""
+    """Play every match of the demo tournaments to the end through the referee services:
+    each table's deals (or chess and rally games) recorded one by one, submitted by a
+    (made-up) referee and confirmed by a (made-up) chief referee. Repeatable: the same
+    seed, the same results."""
     import random
 
     from django.contrib.auth import get_user_model
 
     from scoring import services
-    from scoring.simulate import random_table
     from tournaments.models import Match
 
     rng = random.Random(seed)
@@ -376,9 +392,7 @@ def play_demo(*, seed: int = 2014, only: str | None = None) -> int:
             defaults={"user": chief},
         )
         for event in tournament.events.all():
-            if not event.is_guandan:
-                continue  # the other sports' result entry comes with their own scoring
-            rules = event.rules()
+            engine = event.scorer()
             while True:
                 ready = list(
                     Match.objects.filter(
@@ -400,7 +414,7 @@ def play_demo(*, seed: int = 2014, only: str | None = None) -> int:
                         if table.status == table.Status.CONFIRMED:
                             continue
                         if table.status == table.Status.OPEN and not table.is_over:
-                            events, _state = random_table(rules, rng, strength=strength)
+                            events = _random_record(engine, rng, strength)
                             for index, event_json in enumerate(events):
                                 services.record_event(
                                     table=table,

@@ -95,41 +95,52 @@ def match_json_view(
     event = _public_event(request, slug, event_slug)
     match = _public_match(event, match_id)
     data = match_json(event, match)
+    tables = [_table_json(event, t, match) for t in _tables(match)]
     data.update(
         event=event.slug,
         tournament=event.tournament.slug,
         stage=match.round.stage.name,
         round={"number": match.round.number, "name": match.round.name},
-        tables=[_table_json(event, t) for t in _tables(match)],
+        tables=tables,
     )
+    if not event.is_guandan:
+        # Chess and the ball games: the games in play order (one table per match).
+        data["games"] = tables[0]["games"] if tables else []
     return JsonResponse(data, json_dumps_params={"ensure_ascii": False})
 
 
-def _table_json(event: Event, table) -> dict:
-    from scoring.engine import replay, state_to_dict
+def _table_json(event: Event, table, match: Match) -> dict:
     from scoring.services import pair_name
 
-    rules = event.rules()
+    engine = event.scorer()
     events = [
         e.payload for e in sorted(table.events.all(), key=lambda e: e.seq) if e.undone_at is None
     ]
     # The engine's state after the recorded events: a replay, never a stored copy.
-    state = state_to_dict(replay(rules, events), rules)
-    return {
+    state = engine.replay(events)
+    data = {
         "number": table.number,
         "table_number": table.table_number,
-        "home": {"pair_id": table.home_pair_id, "name": pair_name(table.home_pair)}
-        if table.home_pair_id
-        else None,
-        "away": {"pair_id": table.away_pair_id, "name": pair_name(table.away_pair)}
-        if table.away_pair_id
-        else None,
-        "ruleset": rules.id,
+        "home": _table_side(table.home_pair, match.home, pair_name),
+        "away": _table_side(table.away_pair, match.away, pair_name),
+        "ruleset": engine.id,
         "events": events,
-        "state": state,
+        "state": engine.public_state(state),
         "winner": {"A": "home", "B": "away"}.get(table.winner),
         "status": table.status,
     }
+    games = engine.games(state)
+    if games is not None:
+        data["games"] = games
+    return data
+
+
+def _table_side(pair, entry, pair_name) -> dict | None:
+    if pair is not None:
+        return {"pair_id": pair.pk, "name": pair_name(pair)}
+    if entry is not None:
+        return {"entry_id": entry.pk, "name": entry.name}
+    return None
 
 
 # --------------------------------------------------------------------------- organiser

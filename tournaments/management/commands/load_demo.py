@@ -7,7 +7,7 @@ from tournaments.models import Entry, Player
 class Command(BaseCommand):
     help = (
         "Load the two seed tournaments (nantong-2014, anhui-2021) with made-up players and their "
-        "draws. Idempotent. --with-results also plays every guandan tie to the end through the "
+        "draws. Idempotent. --with-results also plays every match (guandan, chess, badminton, table tennis) to the end through the "
         "referee services (seeded, repeatable)."
     )
 

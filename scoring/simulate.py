@@ -77,11 +77,9 @@ def random_xiangqi(rules, rng: random.Random, *, strength: float = 0.5, draws: f
     events: list[dict] = []
     while not state.match_over:
         first = state.next_first_move or rng.choice(("home", "away"))
-        roll = rng.random()
-        if roll < draws:
-            result = "draw"
-        else:
-            result = "home" if rng.random() < strength else "away"
+        decisive = rng.random() >= draws
+        winner = "home" if rng.random() < strength else "away"
+        result = winner if decisive else "draw"
         events.append({"result": result, "first_move": first})
         state = xiangqi.apply_event(state, events[-1], rules)
     return events, state

@@ -204,6 +204,29 @@ def test_results_list_prizes_and_print_a_certificate_per_award(client, demo, tmp
     assert_cjk_embedded(pdf, tmp_path)
 
 
+def test_the_results_cover_every_event_of_the_sports_day(client, demo, tmp_path):
+    play_demo(seed=7, only="anhui-2021")
+    pdf = fetch(client, reverse("tournaments-results-pdf", args=["anhui-2021"]))
+    text = text_of(pdf, tmp_path)
+    flat = "".join(text.split())
+    tournament = demo["anhui-2021"]
+    certificates = 0
+    for event in tournament.events.all():
+        assert event.name in text
+        placings = draws.placings(event)
+        assert [rank for rank, _e in placings] == [1, 2, 3, 4], event.slug
+        champion = placings[0][1]
+        certificate = (
+            re.escape(champion.name)
+            + "(（[^）]*）)?在"
+            + re.escape(f"{tournament.name}{event.name}中荣获一等奖")
+        )
+        assert re.search(certificate, flat), certificate
+        certificates += 3
+    assert certificates == 12
+    assert int(info(pdf, tmp_path)["Pages"]) >= 1 + certificates
+
+
 def test_on_site_card_entries_get_the_participation_award_only(client, demo, tmp_path):
     event = Event.objects.get(tournament__slug="anhui-2021", slug="guandan")
     late = event.entries.order_by("pk").last()

@@ -104,7 +104,7 @@ def test_nantong_has_the_notices_own_draw_and_anhui_random_draws(demo):
         assert draw.method == Draw.Method.RANDOM and draw.seed is not None
 
 
-def test_load_demo_with_results_plays_both_guandan_events_to_their_placings_once(db):
+def test_load_demo_with_results_plays_every_event_to_its_placings_once(db):
     from tournaments import draws
     from tournaments.models import Draw  # noqa: F401  (models loaded)
 
@@ -116,12 +116,20 @@ def test_load_demo_with_results_plays_both_guandan_events_to_their_placings_once
     assert events > 0
     assert (
         not TableMatch.objects.exclude(status=TableMatch.Status.CONFIRMED)
-        .filter(match__round__stage__event__discipline__startswith="guandan", events__isnull=False)
+        .filter(events__isnull=False)
         .exists()
     )
-    for slug in ["nantong-2014", "anhui-2021"]:
-        event = Event.objects.get(tournament__slug=slug, slug="guandan")
-        assert [rank for rank, _entry in draws.placings(event)] == [1, 2, 3, 4]
+    events_played = 0
+    for event in Event.objects.filter(tournament__slug__in=["nantong-2014", "anhui-2021"]):
+        assert [rank for rank, _entry in draws.placings(event)] == [1, 2, 3, 4], event.slug
+        events_played += 1
+    assert events_played == 5  # nantong guandan; anhui guandan, chess, badminton, table tennis
+    # The chess and rally matches were recorded game by game through the referee services.
+    games = TableEvent.objects.filter(
+        table__match__round__stage__event__discipline__in=["xiangqi", "badminton", "table_tennis"]
+    )
+    assert games.filter(payload__has_key="result").exists()
+    assert games.filter(payload__has_key="home").exists()
     out = StringIO()
     call_command("load_demo", "--with-results", stdout=out)
     assert "played 0 ties" in out.getvalue()

@@ -343,3 +343,42 @@ def test_a_unit_saved_with_untidy_spacing_still_matches(chess):
     Unit.objects.filter(tournament=chess.tournament, name="行政").update(name="行政\u3000")
     [entry] = register_entries(event=chess, forms=[single(unit="行政")], organiser=True, now=BEFORE)
     assert entry.unit.name == "行政\u3000"
+
+
+SPORTS_DAY = [
+    ("guandan", "掼蛋", Event.Discipline.GUANDAN_PAIRS, "anhui2021"),
+    ("xiangqi", "象棋", Event.Discipline.XIANGQI, ""),
+    ("badminton", "羽毛球", Event.Discipline.BADMINTON, ""),
+    ("table-tennis", "乒乓球", Event.Discipline.TABLE_TENNIS, ""),
+]
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [(a, b) for a in range(len(SPORTS_DAY)) for b in range(len(SPORTS_DAY)) if a != b],
+)
+def test_one_event_per_person_across_the_four_events_of_the_sports_day(cup, first, second):
+    """安徽农大: 每人只能参加一个比赛项目 — whichever two of the four events."""
+    events = [
+        Event.objects.create(
+            tournament=cup, slug=slug, name=name, discipline=discipline, ruleset=ruleset
+        )
+        for slug, name, discipline, ruleset in SPORTS_DAY
+    ]
+
+    def form(event, name):
+        if event.entry_kind == Event.EntryKind.PAIR:
+            return pair(a=name, b="李四")
+        return single(name=name)
+
+    register_entries(
+        event=events[first], forms=[form(events[first], "张三")], organiser=True, now=BEFORE
+    )
+    problems = refused(
+        event=events[second], forms=[form(events[second], "张三")], organiser=True, now=BEFORE
+    )
+    assert problems == [f"张三（体育）已报名{events[first].name}，每人只能参加一个比赛项目。"]
+    # Someone else still enters the second event.
+    register_entries(
+        event=events[second], forms=[form(events[second], "赵六")], organiser=True, now=BEFORE
+    )

@@ -466,9 +466,13 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
             "away_pair__first",
             "away_pair__second",
             "submitted_by",
+            "match__home",
+            "match__away",
         )
         .order_by("submitted_at")
     )
+    for table in waiting:
+        table.names = services.side_names(table)
     flagged = list(
         Match.objects.filter(
             round__stage__event__tournament=tournament,

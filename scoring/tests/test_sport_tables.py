@@ -423,3 +423,17 @@ def test_the_sport_write_urls_refuse_whoever_may_not_write_and_change_nothing(cl
         response = post(client, name, table, slug, data, key=name)  # the chief resends
         assert response.status_code == 200, response.content.decode()[:300]
     assert rows() != before
+
+
+def test_the_chief_referees_desk_names_the_players_of_a_submitted_singles_match(client, people):
+    match = first_match("table-tennis")
+    table = table_of(match)
+    for n in range(3):
+        services.record_event(
+            table=table, event={"home": 5, "away": 11}, user=people["ref"], key=f"{n}"
+        )
+    services.submit_table(table=fresh(table), user=people["ref"])
+    client.force_login(people["chief"])
+    html = client.get(reverse("scoring-desk", args=[ANHUI])).content.decode()
+    assert f"{match.home.name} — {match.away.name}" in html
+    assert f"胜方 {match.away.name}" in html

@@ -28,8 +28,12 @@ run: setup
 	@echo "Serving on http://$(HOST):$(PORT)/  (Ctrl-C to stop; the data stays in var/)"
 	DEBUG=1 $(PY) manage.py runserver $(HOST):$(PORT)
 
+# Tests run in one process per CPU core (pytest-xdist; each has its own test database).
+# PYTEST_WORKERS=0 runs them in this process, e.g. to use a debugger.
+PYTEST_WORKERS ?= auto
+
 test: setup
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -10,9 +10,7 @@ from scoring.tests.test_browser_referee import PASSWORD, log_in
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_referee_enters_a_badminton_match_and_the_confirmed_winner_moves_on(
-    live_server, browser
-):
+def test_a_referee_enters_a_badminton_match_and_the_confirmed_winner_moves_on(live_server, browser):
     from tournaments.demo import load_demo
     from tournaments.models import Match, Official
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from scoring import services
 from scoring.models import AuditEntry, TableEvent, TableMatch
@@ -437,3 +439,59 @@ def test_the_chief_referees_desk_names_the_players_of_a_submitted_singles_match(
     html = client.get(reverse("scoring-desk", args=[ANHUI])).content.decode()
     assert f"{match.home.name} — {match.away.name}" in html
     assert f"胜方 {match.away.name}" in html
+
+
+# --------------------------------------------------------------------------- properties
+
+SPORT_SLUGS = {"xiangqi": "xiangqi", "badminton": "badminton", "table_tennis": "table-tennis"}
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    discipline=st.sampled_from(sorted(SPORT_SLUGS)),
+    seed=st.integers(0, 2**32 - 1),
+    strength=st.floats(0.05, 0.95),
+)
+def test_through_the_services_a_finished_match_takes_nothing_more_and_the_winner_has_the_majority(
+    people, discipline, seed, strength
+):
+    import random
+
+    from django.db import transaction
+
+    from scoring.simulate import random_rally, random_xiangqi
+
+    table = table_of(first_match(SPORT_SLUGS[discipline]))
+    engine = table.match.round.stage.event.scorer()
+    rng = random.Random(seed)
+    if discipline == "xiangqi":
+        record = random_xiangqi(engine.rules, rng, strength=strength)[0]
+    else:
+        record = random_rally(engine.rules, rng, strength=strength, by_point=rng.random() < 0.3)[0]
+    with transaction.atomic():
+        for n, item in enumerate(record):
+            services.record_event(table=table, event=item, user=people["ref"], key=f"e{n}")
+        table = fresh(table)
+        assert table.is_over and table.winner in ("A", "B")
+        count = table.events.count()
+        for extra in ({"home": 21, "away": 1}, {"result": "home", "first_move": "home"}):
+            with pytest.raises(services.TableError):
+                services.record_event(table=table, event=extra, user=people["ref"], key="more")
+        assert fresh(table).events.count() == count
+        home, away = engine.games_won(engine.replay(record))
+        if discipline != "xiangqi":
+            mine, theirs = (home, away) if table.winner == "A" else (away, home)
+            assert mine == engine.rules.games_to_win > theirs
+        else:
+            points = table.state["points"]
+            ours, others = (
+                (points["home"], points["away"])
+                if table.winner == "A"
+                else (points["away"], points["home"])
+            )
+            assert ours >= others
+        transaction.set_rollback(True)

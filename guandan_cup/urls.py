@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from guandan_cup import accounts
+from tournaments import views_links
 
 admin.site.site_header = "掼蛋杯 管理后台"
 admin.site.site_title = "掼蛋杯"
@@ -19,6 +20,7 @@ urlpatterns = [
         accounts.logout_everywhere,
         name="accounts-logout-everywhere",
     ),
+    path("accounts/link/<str:token>/", views_links.redeem, name="accounts-login-link"),
     path(
         "accounts/password/",
         auth_views.PasswordChangeView.as_view(),

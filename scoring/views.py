@@ -22,7 +22,7 @@ from django.views.decorators.http import require_POST
 from scoring import services
 from scoring.models import AuditEntry, CheckIn, Report, TableMatch
 from scoring.services import TableError
-from tournaments.access import can_enter_table, get_event, is_chief
+from tournaments.access import can_enter_table, can_issue_login_links, get_event, is_chief
 from tournaments.models import Match, Round, Tournament
 from tournaments.views import get_public_tournament
 
@@ -370,6 +370,7 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
             "flagged": flagged,
             "rounds": rounds,
             "pair_name": services.pair_name,
+            "can_issue_links": can_issue_login_links(request.user, tournament),
         },
     )
 

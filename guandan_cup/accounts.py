@@ -16,7 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 
 class LoginThrottleBackend(AxesStandaloneBackend):
@@ -99,6 +99,7 @@ def logout_everywhere(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+@require_safe
 def account(request: HttpRequest) -> HttpResponse:
     """我的账号: who I am here (roles, units led), change password, log out everywhere."""
     user = request.user

@@ -217,5 +217,7 @@ LOGGING = {
         # WeasyPrint narrates every rendering step at INFO.
         "weasyprint": {"level": "WARNING"},
         "fontTools": {"level": "WARNING"},
+        # django-axes narrates every login at INFO; failures and lockouts are WARNING.
+        "axes": {"level": "WARNING"},
     },
 }

@@ -10,7 +10,7 @@ from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from tournaments.access import get_event, organiser_required
 from tournaments.forms import EventForm, LeaderAccountForm, OfficialForm, TournamentForm, UnitForm
@@ -35,6 +35,7 @@ STATUS_ACTIONS = {
 
 
 @organiser_required
+@require_safe
 def dashboard(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     events = tournament.events.annotate(
         active=Count("entries", filter=Q(entries__status=Entry.Status.REGISTERED)),
@@ -157,6 +158,7 @@ def add_leader(request: HttpRequest, tournament: Tournament, unit_id: int) -> Ht
 
 
 @organiser_required
+@require_safe
 def entries(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """All entries by event and by unit: counts, flags, and who is missing what."""
     events = list(tournament.events.all())
@@ -219,6 +221,7 @@ def entries(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 
 
 @organiser_required
+@require_safe
 def entries_template(request: HttpRequest, tournament: Tournament, event_slug: str) -> HttpResponse:
     from tournaments.spreadsheets import template_workbook
 
@@ -227,6 +230,7 @@ def entries_template(request: HttpRequest, tournament: Tournament, event_slug: s
 
 
 @organiser_required
+@require_safe
 def entries_export(request: HttpRequest, tournament: Tournament, event_slug: str) -> HttpResponse:
     from tournaments.spreadsheets import export_workbook
 

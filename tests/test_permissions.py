@@ -280,8 +280,7 @@ ARGS: dict[str, Callable] = {
 
 # Every pattern of the site, by what it does. Read-only URLs answer 405 to a POST (checked
 # below), so a view that starts writing cannot stay in this list unnoticed.
-READ_ONLY = {
-    # public
+PUBLIC = {
     "tournaments-list",
     "tournaments-detail",
     "tournaments-notice-pdf",
@@ -295,6 +294,8 @@ READ_ONLY = {
     "tournaments-match-json",
     "scoring-table",
     "scoring-table-qr",
+}
+READ_ONLY = PUBLIC | {
     # behind a login (their rows are in the matrix too)
     "accounts-home",
     "password_change_done",

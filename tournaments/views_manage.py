@@ -254,7 +254,7 @@ def entries_import(request: HttpRequest, tournament: Tournament, event_slug: str
     The checked file waits in the session between preview and confirmation, so the
     organiser does not pick it again; it is imported only if it is still valid then.
     """
-    from tournaments.spreadsheets import import_workbook
+    from tournaments.spreadsheets import check_filename, import_workbook
 
     event = get_event(tournament, event_slug)
     session_key = f"import:{event.pk}"
@@ -282,6 +282,10 @@ def entries_import(request: HttpRequest, tournament: Tournament, event_slug: str
         return render(request, "tournaments/manage/import.html", context, status=422)
     if upload.size > MAX_UPLOAD_BYTES:
         context["problems"] = [_("文件太大（最大5 MB）。")]
+        return render(request, "tournaments/manage/import.html", context, status=422)
+    wrong_name = check_filename(upload.name)
+    if wrong_name is not None:
+        context["problems"] = [str(wrong_name)]
         return render(request, "tournaments/manage/import.html", context, status=422)
     data = upload.read()
     result = import_workbook(event=event, data=data, user=request.user, dry_run=True)

@@ -261,3 +261,13 @@ def test_the_desk_and_the_officials_page_link_to_the_qr_codes(client, cup, peopl
     assert (
         links_url(cup) not in client.get(reverse("scoring-desk", args=[cup.slug])).content.decode()
     )
+
+
+def test_the_admin_lists_links_without_their_hash_and_cannot_make_them(client, token):
+    client.force_login(User.objects.create_superuser("root"))
+    link = LoginLink.objects.get()
+    page = client.get(reverse("admin:tournaments_loginlink_changelist")).content.decode()
+    assert "梁勇" in page
+    page = client.get(reverse("admin:tournaments_loginlink_change", args=[link.pk])).content
+    assert link.token_hash not in page.decode()
+    assert client.get(reverse("admin:tournaments_loginlink_add")).status_code == 403

@@ -24,3 +24,35 @@ class ChineseFirstLocaleMiddleware(LocaleMiddleware):
         # thread (a test, a management command) should not inherit the visitor's language.
         translation.deactivate()
         return response
+
+
+class RequestSizeLimitMiddleware:
+    """Refuse a request body larger than MAX_REQUEST_BYTES before anything reads it.
+
+    The only files users send are Excel registration forms of a few hundred KB; without
+    this, an oversized upload would be spooled to disk by the CSRF check's form parsing
+    before any view could look at its size. Runs as ``process_view`` so the answer still
+    passes through every middleware's response handling (CSP header, language).
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if length <= settings.MAX_REQUEST_BYTES:
+            return None
+        from django.shortcuts import render
+
+        return render(
+            request,
+            "request_too_large.html",
+            {"limit_mb": settings.MAX_REQUEST_BYTES // (1024 * 1024)},
+            status=413,
+        )

@@ -4,6 +4,7 @@ One file on purpose: a union's IT colleague should be able to read every knob in
 With nothing set the app runs in development mode on a SQLite file under ``var/``.
 """
 
+import datetime as dt
 import os
 import sys
 from pathlib import Path
@@ -42,6 +43,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "axes",
     "django_htmx",
     "guandan_cup",
     "tournaments",
@@ -54,12 +56,16 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "guandan_cup.middleware.ChineseFirstLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Before the CSRF check, which reads (and so stores) the whole body of a form post.
+    "guandan_cup.middleware.RequestSizeLimitMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "guandan_cup.urls"
@@ -98,12 +104,49 @@ else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Accounts (docs/permissions.md). Organisers, chief referees and team leaders have real
+# passwords: at least 10 characters, not like the username, not common, not all digits.
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 10},
+    },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    # django-axes first: it refuses a locked-out username+address before the password is
+    # even checked.
+    "guandan_cup.accounts.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Login throttling (django-axes): 5 failures for one username from one address lock that
+# pair out for 15 minutes; a success clears the count. Another address, or another
+# username, is not affected, so a typo-prone referee does not lock out the whole hall.
+AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = dt.timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "guandan_cup.accounts.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "guandan_cup.accounts.client_ip"
+AXES_VERBOSE = False
+# Behind a reverse proxy every request comes from the proxy: the client's address is the
+# one the proxy appended to X-Forwarded-For (PROXY_COUNT proxies in front of the app).
+PROXY_COUNT = int(
+    os.environ.get(
+        "PROXY_COUNT", "1" if env_bool("SECURE_PROXY_SSL_HEADER_ENABLED", default=False) else "0"
+    )
+)
+
+# Sessions live in the database, so "log out everywhere" can find and end them all. A
+# login lasts one tournament day; a referee's one-time link ends at midnight of its day.
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
+SESSION_COOKIE_AGE = 12 * 60 * 60
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_FAILURE_VIEW = "guandan_cup.accounts.csrf_failure"
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
@@ -157,7 +200,11 @@ SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=not DEBUG)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
-SESSION_COOKIE_AGE = 12 * 60 * 60  # one tournament day
+
+# Uploads: the Excel registration form is the only file a user sends (5 MB at most, checked
+# again by tournaments.spreadsheets); anything much larger is refused before it is read.
+MAX_REQUEST_BYTES = int(os.environ.get("MAX_REQUEST_BYTES", str(6 * 1024 * 1024)))
+FILE_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 
 
 LOGGING = {
@@ -170,5 +217,7 @@ LOGGING = {
         # WeasyPrint narrates every rendering step at INFO.
         "weasyprint": {"level": "WARNING"},
         "fontTools": {"level": "WARNING"},
+        # django-axes narrates every login at INFO; failures and lockouts are WARNING.
+        "axes": {"level": "WARNING"},
     },
 }

@@ -2,6 +2,9 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from guandan_cup import accounts
+from tournaments import views_links
+
 admin.site.site_header = "掼蛋杯 管理后台"
 admin.site.site_title = "掼蛋杯"
 admin.site.index_title = "比赛管理"
@@ -11,6 +14,23 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/", accounts.account, name="accounts-home"),
+    path(
+        "accounts/logout-everywhere/",
+        accounts.logout_everywhere,
+        name="accounts-logout-everywhere",
+    ),
+    path("accounts/link/<str:token>/", views_links.redeem, name="accounts-login-link"),
+    path(
+        "accounts/password/",
+        auth_views.PasswordChangeView.as_view(),
+        name="password_change",
+    ),
+    path(
+        "accounts/password/done/",
+        auth_views.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
     path("", include("scoring.urls")),
     path("", include("tournaments.urls")),
 ]

@@ -17,12 +17,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from scoring import services
 from scoring.models import AuditEntry, CheckIn, Report, TableMatch
 from scoring.services import TableError
-from tournaments.access import can_enter_table, get_event, is_chief
+from tournaments.access import can_enter_table, can_issue_login_links, get_event, is_chief
 from tournaments.models import Match, Round, Tournament
 from tournaments.views import get_public_tournament
 
@@ -138,12 +138,14 @@ def _sides(engine, table: TableMatch, names: dict) -> list[tuple]:
     return rows
 
 
+@require_safe
 def table_page(request: HttpRequest, slug: str, event_slug: str, table_id: int) -> HttpResponse:
     table = _table(slug, event_slug, table_id, request)
     template = "scoring/table.html#table_panel" if request.htmx else "scoring/table.html"
     return render(request, template, _context(request, table))
 
 
+@require_safe
 def table_qr(request: HttpRequest, slug: str, event_slug: str, table_id: int) -> HttpResponse:
     table = _table(slug, event_slug, table_id, request)
     return HttpResponse(table_qr_svg(request, table), content_type="image/svg+xml")
@@ -450,6 +452,7 @@ def _chief_tournament(request, slug: str) -> Tournament:
 
 
 @login_required
+@require_safe
 def desk(request: HttpRequest, slug: str) -> HttpResponse:
     """裁判长: tables waiting for confirmation (oldest first), flagged matches, rounds in play."""
     tournament = _chief_tournament(request, slug)
@@ -499,6 +502,7 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
             "flagged": flagged,
             "rounds": rounds,
             "pair_name": services.pair_name,
+            "can_issue_links": can_issue_login_links(request.user, tournament),
         },
     )
 
@@ -577,6 +581,7 @@ def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse
 
 
 @login_required
+@require_safe
 def audit_page(request: HttpRequest, slug: str) -> HttpResponse:
     tournament = _chief_tournament(request, slug)
     entries = AuditEntry.objects.filter(tournament=tournament).select_related(

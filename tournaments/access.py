@@ -97,3 +97,16 @@ def can_enter_table(user, table, *, chief: bool | None = None) -> bool:
     if chief is None:
         chief = is_chief(user, table.match.round.stage.event.tournament)
     return chief or user.pk in (table.referee_id, table.match.referee_id)
+
+
+def can_issue_login_links(user, tournament: Tournament) -> bool:
+    """The organisers and the chief referee (裁判长) hand referees one-time login links."""
+    if not user.is_authenticated:
+        return False
+    if user.is_superuser:
+        return True
+    return Official.objects.filter(
+        tournament=tournament,
+        user=user,
+        role__in=(Official.Role.ORGANISER, Official.Role.CHIEF_REFEREE),
+    ).exists()

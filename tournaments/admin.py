@@ -1,6 +1,16 @@
 from django.contrib import admin
 
-from tournaments.models import Entry, Event, Official, Pair, Player, Tournament, Unit, Venue
+from tournaments.models import (
+    Entry,
+    Event,
+    LoginLink,
+    Official,
+    Pair,
+    Player,
+    Tournament,
+    Unit,
+    Venue,
+)
 
 
 class VenueInline(admin.TabularInline):
@@ -84,3 +94,18 @@ class EntryAdmin(admin.ModelAdmin):
     list_select_related = ["event__tournament", "unit"]
     autocomplete_fields = ["player"]
     inlines = [PairInline]
+
+
+@admin.register(LoginLink)
+class LoginLinkAdmin(admin.ModelAdmin):
+    """Read-only: links are made on the referee pages; the token itself is never stored."""
+
+    list_display = ["official", "created_by", "created_at", "expires_at", "used_at", "revoked_at"]
+    list_filter = ["official__tournament"]
+    exclude = ["token_hash"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

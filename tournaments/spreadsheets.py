@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 
 from django.utils import timezone
@@ -36,11 +37,18 @@ from tournaments.registration import (
     register_entries,
 )
 
-# Limits for uploaded files (the trust issue will harden these).
+# Limits for uploaded files. A registration form is a few dozen KB with one or two sheets;
+# an .xlsx is a zip, so its directory is checked before openpyxl unpacks anything.
 MAX_FILE_BYTES = 5 * 1024 * 1024
-MAX_UNPACKED_BYTES = 50 * 1024 * 1024  # an .xlsx is a zip: refuse zip bombs cheaply
+MAX_UNPACKED_BYTES = 50 * 1024 * 1024  # all members together, as the zip declares them
+MAX_MEMBERS = 200  # files inside the zip (a sheet, its styles, strings … are one each)
+MAX_RATIO = 100  # unpacked / packed size of one member over 1 MB (zip bombs)
+RATIO_CHECKED_FROM = 1024 * 1024
 MAX_ROWS = 5000
+MAX_COLUMNS = 50  # with data; also bounds how wide a row openpyxl builds for us
 HEADER_SEARCH_ROWS = 50  # the header row must be among a sheet's first rows
+XLSX_SUFFIX = ".xlsx"
+MACRO_SUFFIXES = (".xlsm", ".xltm", ".xlam", ".xlsb")
 
 UNIT = "单位"
 NUMBER = "对序号"
@@ -438,15 +446,72 @@ def _not_xlsx(raw: bytes) -> Problem | None:
     not_xlsx = Problem("", _("这不是Excel文件（.xlsx）；请使用本项目下载的报名表模板。"))
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-            names = set(archive.namelist())
-            unpacked = sum(info.file_size for info in archive.infolist())
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+            infos = archive.infolist()
+            members = len(infos)
+            names = {info.filename for info in infos}
+            unpacked = sum(info.file_size for info in infos)
+            bomb = any(
+                info.file_size > RATIO_CHECKED_FROM
+                and info.file_size > MAX_RATIO * max(info.compress_size, 1)
+                for info in infos
+            )
+            content_types = b""
+            if "[Content_Types].xml" in names and members <= MAX_MEMBERS and not bomb:
+                info = archive.getinfo("[Content_Types].xml")
+                if info.file_size <= RATIO_CHECKED_FROM:
+                    content_types = archive.read(info)
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        OSError,
+        ValueError,
+        EOFError,
+        RuntimeError,
+        NotImplementedError,
+    ):
         return not_xlsx
     if "[Content_Types].xml" not in names or not any(n.startswith("xl/") for n in names):
         return not_xlsx
-    if unpacked > MAX_UNPACKED_BYTES:
+    if members > MAX_MEMBERS:
+        return Problem(
+            "",
+            _("文件内部含有%(n)s个以上部件，不像报名表，无法导入；请使用本项目下载的报名表模板。")
+            % {"n": MAX_MEMBERS},
+        )
+    if unpacked > MAX_UNPACKED_BYTES or bomb:
         return Problem("", _("文件解压后太大，无法导入；请只保留报名表。"))
+    lowered = {n.lower() for n in names}
+    if (
+        any(n.endswith("vbaproject.bin") or n.startswith("xl/macrosheets/") for n in lowered)
+        or b"macroenabled" in content_types.lower()
+    ):
+        return _macro_problem()
     return None
+
+
+def _macro_problem() -> Problem:
+    return Problem(
+        "",
+        _(
+            "文件含有宏（.xlsm），为安全起见不能导入；请在Excel中“另存为”Excel工作簿（.xlsx）后再导入。"
+        ),
+    )
+
+
+def check_filename(name: str) -> Problem | None:
+    """The upload's name must end in .xlsx: a clear word for .xls, .xlsm, .csv and the rest
+    before the content is looked at (which is checked anyway: names can lie)."""
+    lowered = (name or "").strip().lower()
+    if lowered.endswith(XLSX_SUFFIX):
+        return None
+    if lowered.endswith(MACRO_SUFFIXES):
+        return _macro_problem()
+    if lowered.endswith(".xls"):
+        return Problem(
+            "",
+            _("这是旧版Excel文件（.xls）；请在Excel中“另存为”Excel工作簿（.xlsx）后再导入。"),
+        )
+    return Problem("", _("只能导入Excel工作簿（.xlsx）；请使用本项目下载的报名表模板。"))
 
 
 def _find_header(values: tuple, kind: str) -> tuple[dict[str, int], list[str], int]:
@@ -510,7 +575,16 @@ def _read_rows(book, event: Event) -> tuple[list[tuple[int, dict[str, str]]], li
             continue
         columns: dict[str, int] | None = None
         rows: list[tuple[int, dict[str, str]]] = []
-        for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
+        # max_col: a sheet that claims 16,384 columns must not make every row that wide.
+        rows_iter = sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS + 1)
+        for number, values in enumerate(rows_iter, start=1):
+            if len(values) > MAX_COLUMNS and values[MAX_COLUMNS] not in (None, ""):
+                return [], [
+                    Problem(
+                        _("第%(n)s行") % {"n": number},
+                        _("表格超过%(n)s列，无法导入；请只保留报名表的各列。") % {"n": MAX_COLUMNS},
+                    )
+                ]
             if columns is None:
                 if number > HEADER_SEARCH_ROWS:
                     break

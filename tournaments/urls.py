@@ -1,6 +1,13 @@
 from django.urls import path
 
-from tournaments import views, views_bracket, views_documents, views_manage, views_register
+from tournaments import (
+    views,
+    views_bracket,
+    views_documents,
+    views_links,
+    views_manage,
+    views_register,
+)
 
 urlpatterns = [
     path("", views.tournament_list, name="tournaments-list"),
@@ -84,6 +91,17 @@ urlpatterns = [
         "t/<slug:slug>/<slug:event_slug>/entries/import/",
         views_manage.entries_import,
         name="tournaments-import",
+    ),
+    # One-time login links for referees (organisers and the chief referee).
+    path(
+        "t/<slug:slug>/referee/login-links/",
+        views_links.login_links,
+        name="tournaments-login-links",
+    ),
+    path(
+        "t/<slug:slug>/referee/login-links/<int:link_id>/revoke/",
+        views_links.revoke_login_link,
+        name="tournaments-login-link-revoke",
     ),
     # The draw, the live bracket and its JSON.
     path("t/<slug:slug>/<slug:event_slug>/draw/", views_bracket.draw_page, name="tournaments-draw"),

@@ -1,6 +1,7 @@
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_safe
 
 from tournaments.access import is_organiser, leader_unit_ids
 from tournaments.models import Entry, Round, Tournament
@@ -16,6 +17,7 @@ def get_public_tournament(request: HttpRequest, slug: str) -> Tournament:
     return tournament
 
 
+@require_safe
 def tournament_list(request: HttpRequest) -> HttpResponse:
     tournaments = Tournament.objects.annotate(event_count=Count("events"))
     if not request.user.is_staff:
@@ -58,6 +60,7 @@ def _schedule(tournament: Tournament) -> list[dict]:
     return sorted(items, key=lambda item: item["at"])
 
 
+@require_safe
 def tournament_detail(request: HttpRequest, slug: str) -> HttpResponse:
     tournament = get_public_tournament(request, slug)
     context = _notice_context(tournament)
@@ -68,6 +71,7 @@ def tournament_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "tournaments/detail.html", context)
 
 
+@require_safe
 def notice_pdf(request: HttpRequest, slug: str) -> HttpResponse:
     tournament = get_public_tournament(request, slug)
     pdf = render_pdf("tournaments/notice_pdf.html", _notice_context(tournament), request=request)

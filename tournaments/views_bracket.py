@@ -10,7 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from tournaments import draws
 from tournaments.access import get_event, is_organiser, organiser_required
@@ -28,6 +28,7 @@ def _public_event(request: HttpRequest, slug: str, event_slug: str) -> Event:
     return get_event(tournament, event_slug)
 
 
+@require_safe
 def bracket_page(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
     event = _public_event(request, slug, event_slug)
     bracket = load_bracket(event)
@@ -45,6 +46,7 @@ def bracket_page(request: HttpRequest, slug: str, event_slug: str) -> HttpRespon
     return render(request, template, context)
 
 
+@require_safe
 def bracket_json_view(request: HttpRequest, slug: str, event_slug: str) -> JsonResponse:
     event = _public_event(request, slug, event_slug)
     return JsonResponse(
@@ -74,6 +76,7 @@ def _tables(match: Match) -> list:
     )
 
 
+@require_safe
 def match_page(request: HttpRequest, slug: str, event_slug: str, match_id: int) -> HttpResponse:
     """The tie (场): its tables side by side with their state, and the tie score."""
     event = _public_event(request, slug, event_slug)
@@ -89,6 +92,7 @@ def match_page(request: HttpRequest, slug: str, event_slug: str, match_id: int) 
     return render(request, template, context)
 
 
+@require_safe
 def match_json_view(
     request: HttpRequest, slug: str, event_slug: str, match_id: int
 ) -> JsonResponse:

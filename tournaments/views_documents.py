@@ -1,6 +1,7 @@
 """The printed documents, as PDFs: inline (a print view) or, with ?download=1, a download."""
 
 from django.http import HttpRequest, HttpResponse
+from django.views.decorators.http import require_safe
 
 from tournaments import documents
 from tournaments.access import get_event
@@ -13,6 +14,7 @@ def _send(request, template: str, context: dict, filename: str) -> HttpResponse:
     return pdf_response(pdf, filename, download="download" in request.GET)
 
 
+@require_safe
 def draw_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
     event = get_event(get_public_tournament(request, slug), event_slug)
     return _send(
@@ -20,6 +22,7 @@ def draw_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
     )
 
 
+@require_safe
 def bracket_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
     event = get_event(get_public_tournament(request, slug), event_slug)
     return _send(
@@ -30,6 +33,7 @@ def bracket_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpRespons
     )
 
 
+@require_safe
 def scoresheets_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
     event = get_event(get_public_tournament(request, slug), event_slug)
     raw = request.GET.get("round", "")
@@ -38,6 +42,7 @@ def scoresheets_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpRes
     return _send(request, "pdf/scoresheets.html", context, f"{slug}-{event_slug}-scoresheets.pdf")
 
 
+@require_safe
 def results_pdf(request: HttpRequest, slug: str) -> HttpResponse:
     tournament = get_public_tournament(request, slug)
     return _send(

@@ -10,7 +10,7 @@ from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from tournaments.access import get_event, organiser_required
 from tournaments.forms import EventForm, LeaderAccountForm, OfficialForm, TournamentForm, UnitForm
@@ -35,6 +35,7 @@ STATUS_ACTIONS = {
 
 
 @organiser_required
+@require_safe
 def dashboard(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     events = tournament.events.annotate(
         active=Count("entries", filter=Q(entries__status=Entry.Status.REGISTERED)),
@@ -157,6 +158,7 @@ def add_leader(request: HttpRequest, tournament: Tournament, unit_id: int) -> Ht
 
 
 @organiser_required
+@require_safe
 def entries(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """All entries by event and by unit: counts, flags, and who is missing what."""
     events = list(tournament.events.all())
@@ -219,6 +221,7 @@ def entries(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 
 
 @organiser_required
+@require_safe
 def entries_template(request: HttpRequest, tournament: Tournament, event_slug: str) -> HttpResponse:
     from tournaments.spreadsheets import template_workbook
 
@@ -227,6 +230,7 @@ def entries_template(request: HttpRequest, tournament: Tournament, event_slug: s
 
 
 @organiser_required
+@require_safe
 def entries_export(request: HttpRequest, tournament: Tournament, event_slug: str) -> HttpResponse:
     from tournaments.spreadsheets import export_workbook
 
@@ -250,7 +254,7 @@ def entries_import(request: HttpRequest, tournament: Tournament, event_slug: str
     The checked file waits in the session between preview and confirmation, so the
     organiser does not pick it again; it is imported only if it is still valid then.
     """
-    from tournaments.spreadsheets import import_workbook
+    from tournaments.spreadsheets import check_filename, import_workbook
 
     event = get_event(tournament, event_slug)
     session_key = f"import:{event.pk}"
@@ -278,6 +282,10 @@ def entries_import(request: HttpRequest, tournament: Tournament, event_slug: str
         return render(request, "tournaments/manage/import.html", context, status=422)
     if upload.size > MAX_UPLOAD_BYTES:
         context["problems"] = [_("文件太大（最大5 MB）。")]
+        return render(request, "tournaments/manage/import.html", context, status=422)
+    wrong_name = check_filename(upload.name)
+    if wrong_name is not None:
+        context["problems"] = [str(wrong_name)]
         return render(request, "tournaments/manage/import.html", context, status=422)
     data = upload.read()
     result = import_workbook(event=event, data=data, user=request.user, dry_run=True)

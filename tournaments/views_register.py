@@ -6,7 +6,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from tournaments.access import (
     get_entry_for_registrant,
@@ -50,6 +50,7 @@ def _section(tournament, event, unit, organiser, entries, form=None) -> dict:
 
 
 @login_required
+@require_safe
 def register_home(request: HttpRequest, slug: str) -> HttpResponse:
     tournament = get_object_or_404(Tournament, slug=slug)
     organiser = is_organiser(request.user, tournament)
@@ -96,6 +97,7 @@ def _unit_page(request, tournament, unit, organiser, *, failed=None, status=200)
 
 
 @login_required
+@require_safe
 def unit_entries(request: HttpRequest, slug: str, unit_id: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament, slug=slug)
     unit, organiser = get_unit_for_registrant(request, tournament, unit_id)

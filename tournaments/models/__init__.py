@@ -14,12 +14,14 @@ from tournaments.models.core import (
     Venue,
     ruleset_choices,
 )
+from tournaments.models.links import LoginLink
 
 __all__ = [
     "Draw",
     "Entry",
     "EntryQuerySet",
     "Event",
+    "LoginLink",
     "Match",
     "Official",
     "Pair",

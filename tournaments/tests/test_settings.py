@@ -1,3 +1,4 @@
+import json
 import os
 import subprocess
 import sys
@@ -123,3 +124,90 @@ def test_check_deploy_is_clean_with_production_like_settings():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "WARNINGS" not in result.stdout + result.stderr
+
+
+PRODUCTION = {
+    "DEBUG": "0",
+    "TESTING": "0",
+    "SECRET_KEY": "x7Kp2qL9vR4tY8wZ1aB5cD3eF6gH0jM2nP4sT7uV9xW1yZ3bC5dE7fG9hJ",
+    "ALLOWED_HOSTS": "cup.example.org",
+    "CSRF_TRUSTED_ORIGINS": "https://cup.example.org",
+}
+SECURITY_SETTINGS = [
+    "SESSION_COOKIE_SECURE",
+    "CSRF_COOKIE_SECURE",
+    "SESSION_COOKIE_HTTPONLY",
+    "SESSION_COOKIE_AGE",
+    "SECURE_SSL_REDIRECT",
+    "SECURE_HSTS_SECONDS",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS",
+    "SECURE_HSTS_PRELOAD",
+    "SECURE_PROXY_SSL_HEADER",
+    "PROXY_COUNT",
+    "AXES_FAILURE_LIMIT",
+]
+
+
+def _settings_under(**env) -> dict:
+    """The security settings as the app server would see them with ``env``."""
+    code = (
+        "import json, django; django.setup(); from django.conf import settings; "
+        f"print(json.dumps({{n: getattr(settings, n, None) for n in {SECURITY_SETTINGS!r}}}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=settings.BASE_DIR,
+        env=_manage_env(DJANGO_SETTINGS_MODULE="guandan_cup.settings", **env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_production_uses_secure_cookies_hsts_and_https_redirects():
+    values = _settings_under(**PRODUCTION)
+    assert values["SESSION_COOKIE_SECURE"] is True
+    assert values["CSRF_COOKIE_SECURE"] is True
+    assert values["SESSION_COOKIE_HTTPONLY"] is True
+    assert values["SECURE_SSL_REDIRECT"] is True
+    assert values["SECURE_HSTS_SECONDS"] >= 365 * 24 * 3600
+    assert values["SECURE_HSTS_INCLUDE_SUBDOMAINS"] is True
+    assert values["SECURE_HSTS_PRELOAD"] is True
+    assert values["SESSION_COOKIE_AGE"] == 12 * 3600
+    assert values["AXES_FAILURE_LIMIT"] == 5
+    # No proxy unless the environment says so: X-Forwarded-Proto is not trusted by default.
+    assert values["SECURE_PROXY_SSL_HEADER"] is None
+    assert values["PROXY_COUNT"] == 0
+
+
+def test_behind_a_tls_proxy_the_forwarded_protocol_and_address_are_trusted():
+    values = _settings_under(**PRODUCTION, SECURE_PROXY_SSL_HEADER_ENABLED="1")
+    assert values["SECURE_PROXY_SSL_HEADER"] == ["HTTP_X_FORWARDED_PROTO", "https"]
+    assert values["PROXY_COUNT"] == 1
+    values = _settings_under(
+        **PRODUCTION,
+        SECURE_PROXY_SSL_HEADER_ENABLED="1",
+        PROXY_COUNT="2",
+        SECURE_SSL_REDIRECT="0",
+        SECURE_HSTS_SECONDS="600",
+    )
+    assert values["PROXY_COUNT"] == 2
+    assert values["SECURE_SSL_REDIRECT"] is False
+    assert values["SECURE_HSTS_SECONDS"] == 600
+
+
+def test_check_deploy_is_clean_behind_a_tls_proxy_too():
+    result = _manage(
+        ["check", "--deploy", "--fail-level", "WARNING"],
+        **PRODUCTION,
+        SECURE_PROXY_SSL_HEADER_ENABLED="1",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "WARNINGS" not in result.stdout + result.stderr
+
+
+def test_the_test_suite_runs_with_login_throttling_on():
+    assert settings.AXES_ENABLED is True
+    assert settings.AUTHENTICATION_BACKENDS[0] == "guandan_cup.accounts.LoginThrottleBackend"

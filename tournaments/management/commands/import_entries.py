@@ -4,7 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from tournaments.models import Event
-from tournaments.spreadsheets import MAX_FILE_BYTES, import_workbook
+from tournaments.spreadsheets import MAX_FILE_BYTES, check_filename, import_workbook
 
 
 def find_event(tournament_slug: str, event_slug: str) -> Event:
@@ -39,6 +39,9 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         event = find_event(options["tournament"], options["event"])
         path = Path(options["file"])
+        wrong_name = check_filename(path.name)
+        if wrong_name is not None:
+            raise CommandError(f"{path}：{wrong_name.message}")
         try:
             with path.open("rb") as handle:
                 data = handle.read(MAX_FILE_BYTES + 1)

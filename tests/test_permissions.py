@@ -1,0 +1,969 @@
+"""The permission matrix: every URL that writes × every role → the expected answer.
+
+One table (``MATRIX``) drives the tests and docs/permissions.md. Every URL pattern of the
+site is listed as read-only or writing; a new pattern in neither list fails, and so does a
+writing one without a POST row. Each cell is a real request on a small world (the Nantong
+demo, in play, and a tournament open for registration), run in a savepoint that is rolled
+back, so every cell starts from the same data. For a writing row, ``done`` tells whether
+the write happened: it must after every ✓ of a POST, and never after a GET or a refusal.
+
+To rewrite the table in docs/permissions.md after changing the matrix:
+    UPDATE_PERMISSIONS_DOC=1 .venv/bin/python -m pytest tests/test_permissions.py -k doc
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.test import Client, override_settings
+from django.urls import URLResolver, get_resolver, reverse
+from django.utils import timezone
+
+from scoring import services
+from scoring.models import CheckIn, Report, TableEvent, TableMatch
+from tournaments.login_links import SHANGHAI, login_link_create
+from tournaments.models import (
+    Draw,
+    Entry,
+    Event,
+    LoginLink,
+    Match,
+    Official,
+    Tournament,
+    Unit,
+)
+from tournaments.registration import EntryForm, PersonForm, register_entries
+
+User = get_user_model()
+PASSWORD = "Matrix-Password-2026"
+DOC = Path(settings.BASE_DIR) / "docs" / "permissions.md"
+
+# Columns, in order. "Another" means: of the same tournament, but not the one the URL is
+# about (another unit's leader, the referee of another tie of the same round).
+ROLES = (
+    "anonymous",
+    "spectator",
+    "other_leader",
+    "leader",
+    "other_referee",
+    "referee",
+    "chief",
+    "organiser",
+    "superuser",
+)
+ROLE_TITLES = {
+    "anonymous": "anonymous",
+    "spectator": "spectator account (no role)",
+    "other_leader": "team leader of another unit",
+    "leader": "team leader (of this unit)",
+    "other_referee": "referee of another table",
+    "referee": "referee (of this table)",
+    "chief": "chief referee",
+    "organiser": "organiser",
+    "superuser": "superuser",
+}
+OUTCOMES = {"ok", "login", "403", "404", "405"}
+
+# Expectations, one word per role in ROLES order.
+EVERYONE = "ok ok ok ok ok ok ok ok ok"
+LOGGED_IN = "login ok ok ok ok ok ok ok ok"
+LEADER = "login 403 403 ok 403 403 403 ok ok"
+ORGANISER = "login 403 403 403 403 403 403 ok ok"
+REFEREE = "login 403 403 403 403 ok ok ok ok"
+CHIEF = "login 403 403 403 403 403 ok ok ok"
+STAFF = "login login login login login login login login ok"
+# POST-only URLs asked with GET: refused before or after the role check, never run.
+LOGGED_IN_405 = "login 405 405 405 405 405 405 405 405"
+ORGANISER_405 = "login 403 403 403 403 403 403 405 405"
+NOT_FOUND = "login 404 404 404 404 404 404 404 404"
+
+
+# --------------------------------------------------------------------------- the world
+
+
+def fresh(obj):
+    return type(obj).objects.get(pk=obj.pk)
+
+
+def _world() -> SimpleNamespace:
+    from tournaments.demo import DEMOS, _load
+
+    w = SimpleNamespace()
+    w.nantong = _load(next(d for d in DEMOS if d.slug == "nantong-2014"))
+    w.event = w.nantong.events.get(slug="guandan")
+    first_round = list(
+        Match.objects.filter(round__stage__event=w.event, round__number=1)
+        .exclude(status=Match.Status.BYE)
+        .order_by("index")
+    )
+    w.match, w.other_match = first_round[0], first_round[1]
+    for match in (w.match, w.other_match):
+        services.ensure_tables(match)
+    w.table = TableMatch.objects.get(match=w.match, number=1)
+    w.round = w.match.round
+
+    w.reg = Tournament.objects.create(
+        slug="reg-cup",
+        name="报名杯",
+        organiser_name="测试工会",
+        notice_title="关于举行报名杯的通知",
+        notice_text="一、比赛时间",
+        starts_on=timezone.now().astimezone(SHANGHAI).date() + dt.timedelta(days=30),
+        registration_deadline=timezone.now() + dt.timedelta(days=20),
+        status=Tournament.Status.REGISTRATION_OPEN,
+    )
+    w.pairs = Event.objects.create(
+        tournament=w.reg,
+        slug="pairs",
+        name="掼蛋双人赛",
+        discipline=Event.Discipline.GUANDAN_PAIRS,
+        ruleset="nantong2014",
+    )
+    w.unit = Unit.objects.create(tournament=w.reg, name="体育", kind=Unit.Kind.UNION_GROUP)
+    w.other_unit = Unit.objects.create(tournament=w.reg, name="行政", kind=Unit.Kind.UNION_GROUP)
+    register_entries(
+        event=w.pairs,
+        organiser=True,
+        forms=[
+            EntryForm(unit="体育", pairs=[(PersonForm("赵一", "男"), PersonForm("钱二", "女"))]),
+            EntryForm(unit="行政", pairs=[(PersonForm("孙三", "男"), PersonForm("李四", "女"))]),
+        ],
+    )
+    w.entry = Entry.objects.get(event=w.pairs, unit=w.unit)
+    w.spare_unit = Unit.objects.create(tournament=w.reg, name="后勤", kind=Unit.Kind.UNION_GROUP)
+
+    users = {role: User.objects.create_user(role, password=PASSWORD) for role in ROLES[1:]}
+    users["anonymous"] = None
+    User.objects.filter(pk=users["superuser"].pk).update(is_superuser=True, is_staff=True)
+    users["superuser"].refresh_from_db()
+    User.objects.create_user("login-test", password=PASSWORD)
+    w.users = users
+    for tournament, leads in ((w.nantong, ("体育", "行政")), (w.reg, ("体育", "行政"))):
+        tournament.units.get(name=leads[0]).leaders.add(users["leader"])
+        tournament.units.get(name=leads[1]).leaders.add(users["other_leader"])
+    for tournament, name, role, who in (
+        (w.nantong, "裁判甲", Official.Role.REFEREE, "referee"),
+        (w.nantong, "裁判乙", Official.Role.REFEREE, "other_referee"),
+        (w.nantong, "裁判长甲", Official.Role.CHIEF_REFEREE, "chief"),
+        (w.nantong, "文体委员", Official.Role.ORGANISER, "organiser"),
+        (w.reg, "文体委员", Official.Role.ORGANISER, "organiser"),
+    ):
+        Official.objects.create(tournament=tournament, name=name, role=role, user=users[who])
+    # A referee without a login yet: one-time login links are made for them.
+    w.new_referee = Official.objects.create(
+        tournament=w.nantong, name="裁判丁", role=Official.Role.REFEREE
+    )
+    Match.objects.filter(pk=w.match.pk).update(referee=users["referee"])
+    Match.objects.filter(pk=w.other_match.pk).update(referee=users["other_referee"])
+    return w
+
+
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker):
+    """Built once for the module inside a transaction that is rolled back at its end; each
+    test (pytest-django's ``db``) and each cell (a savepoint) roll back to it."""
+    hashers = override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"])
+    hashers.enable()
+    with django_db_blocker.unblock():
+        outer = transaction.atomic()
+        outer.__enter__()
+        built = _world()
+    yield built
+    with django_db_blocker.unblock():
+        transaction.set_rollback(True)
+        outer.__exit__(None, None, None)
+    hashers.disable()
+
+
+# --------------------------------------------------------------------------- URL arguments
+
+
+def _nantong(w):
+    return {"slug": w.nantong.slug}
+
+
+def _table(w):
+    return {"slug": w.nantong.slug, "event_slug": w.event.slug, "table_id": w.table.pk}
+
+
+def _round(w):
+    return {"slug": w.nantong.slug, "round_id": w.round.pk}
+
+
+def _reg(w):
+    return {"slug": w.reg.slug}
+
+
+def _reg_event(w):
+    return {"slug": w.reg.slug, "event_slug": w.pairs.slug}
+
+
+def _nantong_event(w):
+    return {"slug": w.nantong.slug, "event_slug": w.event.slug}
+
+
+# The URL arguments of every named pattern (admin URLs are given as paths in their rows).
+ARGS: dict[str, Callable] = {
+    "set_language": lambda w: {},
+    "login": lambda w: {},
+    "logout": lambda w: {},
+    "accounts-home": lambda w: {},
+    "accounts-logout-everywhere": lambda w: {},
+    "accounts-login-link": lambda w: {"token": "unknown"},
+    "password_change": lambda w: {},
+    "password_change_done": lambda w: {},
+    "tournaments-list": lambda w: {},
+    "tournaments-detail": _nantong,
+    "tournaments-notice-pdf": _nantong,
+    "tournaments-results-pdf": _nantong,
+    "tournaments-draw-pdf": _nantong_event,
+    "tournaments-bracket-pdf": _nantong_event,
+    "tournaments-scoresheets-pdf": _nantong_event,
+    "tournaments-bracket": _nantong_event,
+    "tournaments-bracket-json": _nantong_event,
+    "tournaments-match": lambda w: {**_nantong_event(w), "match_id": w.match.pk},
+    "tournaments-match-json": lambda w: {**_nantong_event(w), "match_id": w.match.pk},
+    "scoring-table": _table,
+    "scoring-table-qr": _table,
+    "scoring-deal": _table,
+    "scoring-penalty": _table,
+    "scoring-time-up": _table,
+    "scoring-forfeit": _table,
+    "scoring-undo": _table,
+    "scoring-submit": _table,
+    "scoring-report": _table,
+    "scoring-confirm": _table,
+    "scoring-rule-report": lambda w: {**_table(w), "report_id": 0},
+    "scoring-report-deduction": _table,
+    "scoring-correct": _table,
+    "scoring-desk": _nantong,
+    "scoring-whistle": _round,
+    "scoring-checkin": _round,
+    "scoring-audit": _nantong,
+    "tournaments-register": _reg,
+    "tournaments-unit": lambda w: {"slug": w.reg.slug, "unit_id": w.unit.pk},
+    "tournaments-add-entry": lambda w: {
+        "slug": w.reg.slug,
+        "unit_id": w.unit.pk,
+        "event_slug": w.pairs.slug,
+    },
+    "tournaments-entry-edit": lambda w: {"slug": w.reg.slug, "entry_id": w.entry.pk},
+    "tournaments-withdraw": lambda w: {"slug": w.reg.slug, "entry_id": w.entry.pk},
+    "tournaments-manage": _reg,
+    "tournaments-manage-status": _reg,
+    "tournaments-manage-settings": _reg,
+    "tournaments-event-new": _reg,
+    "tournaments-event-edit": _reg_event,
+    "tournaments-manage-units": _reg,
+    "tournaments-add-leader": lambda w: {"slug": w.reg.slug, "unit_id": w.unit.pk},
+    "tournaments-manage-entries": _reg,
+    "tournaments-manage-officials": _reg,
+    "tournaments-entries-template": _reg_event,
+    "tournaments-entries-export": _reg_event,
+    "tournaments-import": _reg_event,
+    "tournaments-login-links": _nantong,
+    "tournaments-login-link-revoke": lambda w: {"slug": w.nantong.slug, "link_id": 0},
+    "tournaments-draw": _reg_event,
+    "tournaments-draw-undo": _nantong_event,
+    "tournaments-schedule": _nantong_event,
+}
+
+# Every pattern of the site, by what it does. Read-only URLs answer 405 to a POST (checked
+# below), so a view that starts writing cannot stay in this list unnoticed.
+PUBLIC = {
+    "tournaments-list",
+    "tournaments-detail",
+    "tournaments-notice-pdf",
+    "tournaments-results-pdf",
+    "tournaments-draw-pdf",
+    "tournaments-bracket-pdf",
+    "tournaments-scoresheets-pdf",
+    "tournaments-bracket",
+    "tournaments-bracket-json",
+    "tournaments-match",
+    "tournaments-match-json",
+    "scoring-table",
+    "scoring-table-qr",
+}
+READ_ONLY = PUBLIC | {
+    # behind a login (their rows are in the matrix too)
+    "accounts-home",
+    "password_change_done",
+    "tournaments-register",
+    "tournaments-unit",
+    "tournaments-manage",
+    "tournaments-manage-entries",
+    "tournaments-entries-template",
+    "tournaments-entries-export",
+    "scoring-desk",
+    "scoring-audit",
+}
+WRITING = {
+    "admin",  # the whole Django admin (its own staff permissions)
+    "set_language",
+    "login",
+    "logout",
+    "accounts-logout-everywhere",
+    "accounts-login-link",
+    "password_change",
+    "scoring-deal",
+    "scoring-penalty",
+    "scoring-time-up",
+    "scoring-forfeit",
+    "scoring-undo",
+    "scoring-submit",
+    "scoring-report",
+    "scoring-confirm",
+    "scoring-rule-report",
+    "scoring-report-deduction",
+    "scoring-correct",
+    "scoring-whistle",
+    "scoring-checkin",
+    "tournaments-add-entry",
+    "tournaments-entry-edit",
+    "tournaments-withdraw",
+    "tournaments-manage-status",
+    "tournaments-manage-settings",
+    "tournaments-event-new",
+    "tournaments-event-edit",
+    "tournaments-manage-units",
+    "tournaments-add-leader",
+    "tournaments-manage-officials",
+    "tournaments-import",
+    "tournaments-login-links",
+    "tournaments-login-link-revoke",
+    "tournaments-draw",
+    "tournaments-draw-undo",
+    "tournaments-schedule",
+}
+
+
+# --------------------------------------------------------------------------- preparing
+
+
+def _deal(w):
+    services.record_event(
+        table=fresh(w.table), event={"order": list("AABB")}, user=w.users["referee"], key="p-1"
+    )
+    return {}
+
+
+def _played(w):
+    _deal(w)
+    services.record_event(
+        table=fresh(w.table), event={"time_up": True}, user=w.users["referee"], key="p-2"
+    )
+    return {}
+
+
+def _submitted(w):
+    _played(w)
+    services.submit_table(table=fresh(w.table), user=w.users["referee"])
+    return {}
+
+
+def _report(w):
+    report = services.add_report(
+        table=fresh(w.table), team="A", description="偷看", user=w.users["referee"]
+    )
+    return {"report_id": report.pk}
+
+
+def _three_upheld(w):
+    _deal(w)
+    for n in range(3):
+        report = services.add_report(
+            table=fresh(w.table), team="A", description=f"违规{n}", user=w.users["referee"]
+        )
+        services.rule_report(report=report, upheld=True, user=w.users["chief"])
+    return {}
+
+
+def _home_pair_present(w):
+    table = fresh(w.table)
+    services.check_in(match=table.match, pair=table.home_pair, user=w.users["chief"])
+    return {}
+
+
+def _link(w):
+    link, token = login_link_create(official=w.new_referee, created_by=w.users["chief"])
+    w.prepared_link = link
+    return {"link_id": link.pk, "token": token}
+
+
+def _events(w):
+    return list(
+        TableEvent.objects.filter(table=w.table, undone_at__isnull=True).values_list(
+            "payload", flat=True
+        )
+    )
+
+
+def _import_file(w) -> io.BytesIO:
+    from openpyxl import load_workbook
+
+    from tournaments.spreadsheets import template_workbook
+
+    book = load_workbook(io.BytesIO(template_workbook(w.pairs)))
+    book.worksheets[0].append(["体育", "周五", "男", "吴六", "女", ""])
+    out = io.BytesIO()
+    book.save(out)
+    out.seek(0)
+    out.name = "报名表.xlsx"
+    return out
+
+
+def _tomorrow():
+    return (timezone.now().astimezone(SHANGHAI).date() + dt.timedelta(days=1)).isoformat()
+
+
+# --------------------------------------------------------------------------- the matrix
+
+
+@dataclass(frozen=True)
+class Row:
+    method: str
+    name: str  # the URL pattern's name ("admin" for the admin site)
+    expect: str  # one outcome per role, in ROLES order
+    note: str = ""  # a variant of the same URL ("a unit of another tournament")
+    data: Callable | dict = field(default_factory=dict)
+    prepare: Callable | None = None  # sets the stage; returns extra URL arguments
+    done: Callable | None = None  # did the write happen?
+    path: Callable | None = None  # for URLs outside ARGS (the admin)
+    htmx: bool = False
+
+    @property
+    def id(self) -> str:
+        return f"{self.method} {self.name}" + (f" ({self.note})" if self.note else "")
+
+    def outcomes(self) -> dict[str, str]:
+        words = self.expect.split()
+        assert len(words) == len(ROLES) and set(words) <= OUTCOMES, self.id
+        return dict(zip(ROLES, words, strict=True))
+
+
+MATRIX: list[Row] = [
+    # ----------------------------------------------------------------- accounts
+    Row(
+        "POST",
+        "login",
+        EVERYONE,
+        data={"username": "login-test", "password": PASSWORD},
+        note="right password",
+    ),
+    Row("POST", "logout", EVERYONE),
+    Row("GET", "logout", "405 405 405 405 405 405 405 405 405"),
+    Row("POST", "set_language", EVERYONE, data={"language": "en", "next": "/"}),
+    Row("GET", "accounts-home", LOGGED_IN),
+    Row("POST", "accounts-logout-everywhere", LOGGED_IN),
+    Row("GET", "accounts-logout-everywhere", LOGGED_IN_405),
+    Row("GET", "password_change", LOGGED_IN),
+    Row(
+        "POST",
+        "password_change",
+        LOGGED_IN,
+        data={
+            "old_password": PASSWORD,
+            "new_password1": "Another-Strong-2026",
+            "new_password2": "Another-Strong-2026",
+        },
+    ),
+    Row("GET", "password_change_done", LOGGED_IN),
+    Row(
+        "GET",
+        "accounts-login-link",
+        EVERYONE,
+        prepare=_link,
+        done=lambda w: fresh(w.prepared_link).used_at is not None,
+        note="shows a button, uses nothing",
+    ),
+    Row(
+        "POST",
+        "accounts-login-link",
+        EVERYONE,
+        prepare=_link,
+        done=lambda w: fresh(w.prepared_link).used_at is not None,
+    ),
+    Row("GET", "admin", STAFF, path=lambda w: reverse("admin:index"), note="admin:index"),
+    Row(
+        "POST",
+        "admin",
+        STAFF,
+        path=lambda w: reverse("admin:tournaments_unit_delete", args=[w.spare_unit.pk]),
+        data={"post": "yes"},
+        done=lambda w: not Unit.objects.filter(pk=w.spare_unit.pk).exists(),
+        note="delete a unit",
+    ),
+    # ----------------------------------------------------------------- registration
+    Row("GET", "tournaments-register", "login 403 ok ok 403 403 403 ok ok"),
+    Row("GET", "tournaments-unit", LEADER),
+    Row(
+        "POST",
+        "tournaments-add-entry",
+        LEADER,
+        data={
+            "pairs-p1_1_name": "周五",
+            "pairs-p1_1_gender": "男",
+            "pairs-p1_2_name": "吴六",
+            "pairs-p1_2_gender": "女",
+        },
+        done=lambda w: Entry.objects.filter(event=w.pairs, unit=w.unit).count() == 2,
+    ),
+    Row(
+        "POST",
+        "tournaments-add-entry",
+        NOT_FOUND,
+        note="a unit of another tournament",
+        prepare=lambda w: {"unit_id": w.nantong.units.get(name="体育").pk},
+        data={"pairs-p1_1_name": "周五", "pairs-p1_2_name": "吴六"},
+    ),
+    Row("GET", "tournaments-add-entry", LOGGED_IN_405),
+    Row("GET", "tournaments-entry-edit", LEADER),
+    Row(
+        "POST",
+        "tournaments-entry-edit",
+        LEADER,
+        data={
+            "p1_1_name": "赵一",
+            "p1_1_gender": "男",
+            "p1_2_name": "王七",
+            "p1_2_gender": "女",
+        },
+        done=lambda w: "王七" in fresh(w.entry).name,
+    ),
+    Row(
+        "POST",
+        "tournaments-entry-edit",
+        NOT_FOUND,
+        note="an entry of another tournament",
+        prepare=lambda w: {"entry_id": Entry.objects.filter(event=w.event).first().pk},
+        data={"p1_1_name": "赵一"},
+    ),
+    Row(
+        "POST",
+        "tournaments-withdraw",
+        LEADER,
+        data={"reason": "因病退赛"},
+        done=lambda w: fresh(w.entry).status == Entry.Status.WITHDRAWN,
+    ),
+    Row("GET", "tournaments-withdraw", LOGGED_IN_405),
+    # ----------------------------------------------------------------- organisers
+    Row("GET", "tournaments-manage", ORGANISER),
+    Row(
+        "POST",
+        "tournaments-manage-status",
+        ORGANISER,
+        data={"action": "close"},
+        done=lambda w: fresh(w.reg).status == Tournament.Status.REGISTRATION_CLOSED,
+    ),
+    Row("GET", "tournaments-manage-status", ORGANISER_405),
+    Row("GET", "tournaments-manage-settings", ORGANISER),
+    Row(
+        "POST",
+        "tournaments-manage-settings",
+        ORGANISER,
+        data=lambda w: {
+            "name": "改名杯",
+            "organiser_name": w.reg.organiser_name,
+            "starts_on": w.reg.starts_on.isoformat(),
+            "notice_title": w.reg.notice_title,
+            "notice_text": w.reg.notice_text,
+            "certificate_title": w.reg.certificate_title,
+            "certificate_text": w.reg.certificate_text,
+        },
+        done=lambda w: fresh(w.reg).name == "改名杯",
+    ),
+    Row("GET", "tournaments-event-new", ORGANISER),
+    Row(
+        "POST",
+        "tournaments-event-new",
+        ORGANISER,
+        data={
+            "name": "象棋",
+            "slug": "xiangqi",
+            "discipline": "xiangqi",
+            "pairs_per_team": "1",
+            "order": "1",
+        },
+        done=lambda w: w.reg.events.filter(slug="xiangqi").exists(),
+    ),
+    Row("GET", "tournaments-event-edit", ORGANISER),
+    Row(
+        "POST",
+        "tournaments-event-edit",
+        ORGANISER,
+        data={
+            "name": "双人赛",
+            "slug": "pairs",
+            "discipline": "guandan_pairs",
+            "entry_kind": "pair",
+            "pairs_per_team": "1",
+            "ruleset": "nantong2014",
+            "order": "0",
+        },
+        done=lambda w: fresh(w.pairs).name == "双人赛",
+    ),
+    Row("GET", "tournaments-manage-units", ORGANISER),
+    Row(
+        "POST",
+        "tournaments-manage-units",
+        ORGANISER,
+        data={"name": "工会", "kind": "union_group"},
+        done=lambda w: w.reg.units.filter(name="工会").exists(),
+    ),
+    Row(
+        "POST",
+        "tournaments-add-leader",
+        ORGANISER,
+        data={"username": "new-leader", "password": "Leader-Pass-2026"},
+        done=lambda w: w.unit.leaders.filter(username="new-leader").exists(),
+    ),
+    Row("GET", "tournaments-add-leader", ORGANISER_405),
+    Row("GET", "tournaments-manage-entries", ORGANISER),
+    Row("GET", "tournaments-manage-officials", ORGANISER),
+    Row(
+        "POST",
+        "tournaments-manage-officials",
+        ORGANISER,
+        data={"name": "新裁判", "role": "referee"},
+        done=lambda w: w.reg.officials.filter(name="新裁判").exists(),
+    ),
+    Row("GET", "tournaments-entries-template", ORGANISER),
+    Row("GET", "tournaments-entries-export", ORGANISER),
+    Row("GET", "tournaments-import", ORGANISER),
+    Row(
+        "POST",
+        "tournaments-import",
+        ORGANISER,
+        data=lambda w: {"file": _import_file(w)},
+        note="upload for the preview",
+    ),
+    Row("GET", "tournaments-draw", ORGANISER),
+    Row(
+        "POST",
+        "tournaments-draw",
+        ORGANISER,
+        data={"method": "random", "format": "knockout", "seed": "7"},
+        done=lambda w: Draw.objects.filter(event=w.pairs).exists(),
+    ),
+    Row(
+        "POST",
+        "tournaments-draw-undo",
+        ORGANISER,
+        done=lambda w: not Draw.objects.filter(event=w.event, undone_at__isnull=True).exists(),
+    ),
+    Row("GET", "tournaments-draw-undo", ORGANISER_405),
+    Row("GET", "tournaments-schedule", ORGANISER),
+    Row(
+        "POST",
+        "tournaments-schedule",
+        ORGANISER,
+        data=lambda w: {f"table-{w.match.pk}": "7"},
+        done=lambda w: fresh(w.match).first_table == 7,
+    ),
+    # ----------------------------------------------------------------- referees at the table
+    Row(
+        "POST",
+        "scoring-deal",
+        REFEREE,
+        data={"deal": "A2", "key": "m-deal", "version": "0"},
+        done=lambda w: _events(w) == [{"order": list("AABB")}],
+    ),
+    Row(
+        "POST",
+        "scoring-deal",
+        REFEREE,
+        htmx=True,
+        note="htmx",
+        data={"deal": "A2", "key": "m-deal", "version": "0"},
+        done=lambda w: _events(w) == [{"order": list("AABB")}],
+    ),
+    Row("GET", "scoring-deal", LOGGED_IN_405),
+    Row(
+        "POST",
+        "scoring-penalty",
+        REFEREE,
+        data={"team": "A", "kind": "levels", "levels": "1", "reason": "拖延", "key": "m-p"},
+        done=lambda w: len(_events(w)) == 1,
+    ),
+    Row(
+        "POST",
+        "scoring-time-up",
+        REFEREE,
+        prepare=_deal,
+        data={"key": "m-t"},
+        done=lambda w: len(_events(w)) == 2,
+    ),
+    Row(
+        "POST",
+        "scoring-forfeit",
+        REFEREE,
+        data={"team": "B", "reason": "late_over_10_min", "key": "m-f"},
+        done=lambda w: fresh(w.table).winner == "A",
+    ),
+    Row("POST", "scoring-undo", REFEREE, prepare=_deal, done=lambda w: _events(w) == []),
+    Row(
+        "POST",
+        "scoring-submit",
+        REFEREE,
+        prepare=_played,
+        done=lambda w: fresh(w.table).status == TableMatch.Status.SUBMITTED,
+    ),
+    Row(
+        "POST",
+        "scoring-report",
+        REFEREE,
+        data={"team": "B", "description": "场外指导", "reported_by": "A队"},
+        done=lambda w: Report.objects.filter(table=w.table).exists(),
+    ),
+    Row(
+        "POST",
+        "scoring-checkin",
+        "login 403 403 403 403 ok ok ok ok",
+        data=lambda w: {"table": str(w.table.pk), "team": "A"},
+        done=lambda w: CheckIn.objects.filter(match=w.match).exists(),
+    ),
+    Row("GET", "scoring-checkin", "login 403 403 403 ok ok ok ok ok"),
+    # ----------------------------------------------------------------- chief referee
+    Row("GET", "scoring-desk", CHIEF),
+    Row("GET", "scoring-audit", CHIEF),
+    Row(
+        "POST",
+        "scoring-confirm",
+        CHIEF,
+        prepare=_submitted,
+        done=lambda w: fresh(w.table).status == TableMatch.Status.CONFIRMED,
+    ),
+    Row(
+        "POST",
+        "scoring-rule-report",
+        CHIEF,
+        prepare=_report,
+        data={"upheld": "yes"},
+        done=lambda w: Report.objects.filter(table=w.table, upheld=True).exists(),
+    ),
+    Row(
+        "POST",
+        "scoring-report-deduction",
+        CHIEF,
+        prepare=_three_upheld,
+        data={"team": "A", "key": "m-ded"},
+        done=lambda w: len(_events(w)) == 2,
+    ),
+    Row(
+        "POST",
+        "scoring-correct",
+        CHIEF,
+        prepare=_submitted,
+        data={
+            "events": '[{"order": ["B", "B", "A", "A"]}, {"time_up": true}]',
+            "reason": "记分表核对后更正",
+        },
+        done=lambda w: fresh(w.table).winner == "B",
+    ),
+    Row(
+        "POST",
+        "scoring-whistle",
+        CHIEF,
+        done=lambda w: fresh(w.table).time_called_at is not None,
+    ),
+    Row("GET", "scoring-whistle", LOGGED_IN_405),
+    Row(
+        "POST",
+        "scoring-checkin",
+        CHIEF,
+        note="forfeit the missing pairs",
+        data={"forfeit_missing": "1"},
+        prepare=_home_pair_present,
+        done=lambda w: fresh(w.table).winner == "A",
+    ),
+    Row("GET", "tournaments-login-links", CHIEF),
+    Row(
+        "POST",
+        "tournaments-login-links",
+        CHIEF,
+        data=lambda w: {"official": str(w.new_referee.pk), "day": _tomorrow()},
+        done=lambda w: LoginLink.objects.filter(official=w.new_referee).exists(),
+    ),
+    Row(
+        "POST",
+        "tournaments-login-link-revoke",
+        CHIEF,
+        prepare=_link,
+        done=lambda w: fresh(w.prepared_link).revoked_at is not None,
+    ),
+    Row("GET", "tournaments-login-link-revoke", LOGGED_IN_405, prepare=_link),
+]
+ROWS_BY_NAME: dict[str, list[Row]] = {}
+for _row in MATRIX:
+    ROWS_BY_NAME.setdefault(_row.name, []).append(_row)
+
+
+# --------------------------------------------------------------------------- requests
+
+
+def outcome(response) -> str:
+    if response.status_code in (301, 302):
+        location = response["Location"]
+        # Sent to log in first (with ?next=), not a success that lands on the login page.
+        if location.startswith((reverse("login"), reverse("admin:login"))) and "next=" in location:
+            return "login"
+        return "ok"
+    if response.status_code in (403, 404, 405):
+        return str(response.status_code)
+    if 200 <= response.status_code < 300:
+        return "ok"
+    return str(response.status_code)
+
+
+def _url(row: Row, w, extra: dict) -> str:
+    if row.path is not None:
+        return row.path(w)
+    kwargs = {**ARGS[row.name](w), **{k: v for k, v in extra.items() if k in ARGS[row.name](w)}}
+    return reverse(row.name, kwargs=kwargs)
+
+
+def _data(row: Row, w) -> dict:
+    return row.data(w) if callable(row.data) else dict(row.data)
+
+
+def request(row: Row, w, role: str, *, client: Client | None = None):
+    """Run one cell in a savepoint; returns (outcome, done or None)."""
+    sid = transaction.savepoint_create()
+    try:
+        client = client or Client()
+        user = w.users[role]
+        if user is not None:
+            client.force_login(user)
+        extra = (row.prepare(w) or {}) if row.prepare else {}
+        if row.done is not None:
+            assert not row.done(w), f"{row.id}: done() is already true before the request"
+        url = _url(row, w, extra)
+        headers = {"HTTP_HX_REQUEST": "true"} if row.htmx else {}
+        if row.method == "POST":
+            response = client.post(url, _data(row, w), **headers)
+        else:
+            response = client.get(url, **headers)
+        return response, outcome(response), (row.done(w) if row.done is not None else None)
+    finally:
+        transaction.savepoint_rollback(sid)
+
+
+# --------------------------------------------------------------------------- inventory
+
+
+def site_patterns() -> set[str]:
+    """Every named pattern of the site; the admin counts as one ("admin")."""
+    names: set[str] = set()
+
+    def walk(patterns):
+        for p in patterns:
+            if isinstance(p, URLResolver):
+                if p.namespace == "admin":
+                    names.add("admin")
+                else:
+                    walk(p.url_patterns)
+            else:
+                assert p.name, f"URL pattern {p.pattern} has no name"
+                names.add(p.name)
+
+    walk(get_resolver().url_patterns)
+    return names
+
+
+def test_every_url_pattern_is_classified_as_read_only_or_writing():
+    patterns = site_patterns()
+    assert not READ_ONLY & WRITING
+    unclassified = patterns - READ_ONLY - WRITING
+    assert not unclassified, (
+        f"classify these URL patterns in tests/test_permissions.py: {unclassified}"
+    )
+    assert not (READ_ONLY | WRITING) - patterns, "classified patterns that no longer exist"
+
+
+def test_every_writing_url_has_a_post_row_in_the_matrix():
+    missing = {n for n in WRITING if not any(r.method == "POST" for r in ROWS_BY_NAME.get(n, []))}
+    assert not missing, f"add matrix rows for: {missing}"
+    assert set(ROWS_BY_NAME) <= READ_ONLY | WRITING
+    assert set(ARGS) | {"admin"} == READ_ONLY | WRITING
+    for row in MATRIX:
+        row.outcomes()  # one known outcome per role
+
+
+# --------------------------------------------------------------------------- the matrix
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", sorted(ROWS_BY_NAME))
+def test_permission_matrix(world, name):
+    wrong = []
+    for row in ROWS_BY_NAME[name]:
+        for role, expected in row.outcomes().items():
+            response, got, done = request(row, world, role)
+            if got != expected:
+                wrong.append(f"{row.id} as {role}: expected {expected}, got {got}")
+            elif done is not None and done != (expected == "ok" and row.method == "POST"):
+                wrong.append(
+                    f"{row.id} as {role}: answered {got} but the write "
+                    + ("did not happen" if expected == "ok" else "happened")
+                )
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", sorted(READ_ONLY))
+def test_a_read_only_url_refuses_a_post(world, name):
+    row = Row("POST", name, "")
+    response, got, _done = request(row, world, "superuser")
+    assert got == "405", f"POST {name}: {response.status_code}"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", sorted(WRITING))
+def test_a_post_without_the_csrf_token_is_refused(world, name):
+    """Every writing URL, posted by someone who may use it but without the token."""
+    row = next(r for r in ROWS_BY_NAME[name] if r.method == "POST" and not r.htmx)
+    role = next(role for role, o in row.outcomes().items() if o == "ok")
+    response, got, done = request(row, world, role, client=Client(enforce_csrf_checks=True))
+    assert response.status_code == 403, f"{row.id}: {response.status_code}"
+    assert "CSRF" in response.content.decode()
+    assert not done
+
+
+# --------------------------------------------------------------------------- the document
+
+DOC_START, DOC_END = "<!-- matrix:start -->", "<!-- matrix:end -->"
+CELL = {"ok": "✓", "login": "login", "403": "403", "404": "404", "405": "405"}
+
+
+def matrix_markdown() -> str:
+    header = "| request | " + " | ".join(ROLE_TITLES[r] for r in ROLES) + " |"
+    lines = [header, "|" + "---|" * (len(ROLES) + 1)]
+    for row in MATRIX:
+        label = f"`{row.method} {row.name}`" + (f" ({row.note})" if row.note else "")
+        cells = [CELL[o] for o in row.outcomes().values()]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def test_the_doc_shows_the_same_matrix():
+    text = DOC.read_text(encoding="utf-8")
+    start, end = text.index(DOC_START) + len(DOC_START), text.index(DOC_END)
+    expected = "\n" + matrix_markdown() + "\n"
+    if os.environ.get("UPDATE_PERMISSIONS_DOC"):
+        DOC.write_text(text[:start] + expected + text[end:], encoding="utf-8")
+        return
+    assert text[start:end] == expected, (
+        "docs/permissions.md differs from MATRIX; rewrite it with "
+        "UPDATE_PERMISSIONS_DOC=1 .venv/bin/python -m pytest tests/test_permissions.py -k doc"
+    )

@@ -1,0 +1,168 @@
+"""One-time login links for referees: making, redeeming and revoking them.
+
+A link carries a random token (256 bits); the database keeps only its sha256, so a leaked
+backup logs nobody in. A link logs its referee in once, until 23:59 Asia/Shanghai of its
+day, and only an account that can do no more than referee: a chief referee handing out
+links must not be able to log in as an organiser, a team leader or an administrator.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import secrets
+from zoneinfo import ZoneInfo
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from tournaments.models import LoginLink, Official
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+
+
+class LoginLinkError(Exception):
+    """A link cannot be made or used; ``message`` says why (in the user's language)."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def end_of_day(day: dt.date) -> dt.datetime:
+    """23:59 in Shanghai on ``day``: the tournament day's end, whatever the server's zone."""
+    return dt.datetime.combine(day, dt.time(23, 59), tzinfo=SHANGHAI)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def default_day(tournament, now: dt.datetime | None = None) -> dt.date:
+    """The tournament's day, or today (Shanghai) once that day has passed."""
+    today = (now or timezone.now()).astimezone(SHANGHAI).date()
+    return max(tournament.starts_on, today)
+
+
+def may_log_in_by_link(user) -> bool:
+    """Only accounts that can do no more than referee: not staff, no other official role in
+    any tournament, leading no unit."""
+    if not user.is_active or user.is_staff or user.is_superuser:
+        return False
+    if user.official_roles.exclude(role=Official.Role.REFEREE).exists():
+        return False
+    return not user.led_units.exists()
+
+
+def _new_username(official: Official) -> str:
+    User = get_user_model()
+    base = f"referee-{official.tournament_id}-{official.pk}"
+    username, n = base, 1
+    while User.objects.filter(username=username).exists():
+        n += 1
+        username = f"{base}-{n}"
+    return username
+
+
+def login_link_create(
+    *, official: Official, created_by, day: dt.date | None = None, now: dt.datetime | None = None
+) -> tuple[LoginLink, str]:
+    """A new link for ``official`` (a referee) valid until the end of ``day`` (by default
+    the tournament's day). Returns the link and its token, which is never shown again.
+    A referee without a login gets one, with no password: the links are their way in."""
+    now = now or timezone.now()
+    if official.role != Official.Role.REFEREE:
+        raise LoginLinkError(
+            "not_a_referee",
+            _("一次性登录链接只发给裁判；%(name)s请用自己的密码登录。") % {"name": official.name},
+        )
+    day = day or default_day(official.tournament, now)
+    expires_at = end_of_day(day)
+    if expires_at <= now:
+        raise LoginLinkError(
+            "day_passed",
+            _("%(day)s已经过去，请选择今天或以后的日期。") % {"day": day.isoformat()},
+        )
+    with transaction.atomic():
+        official = Official.objects.select_for_update().get(pk=official.pk)
+        user = official.user
+        if user is None:
+            user = get_user_model().objects.create_user(username=_new_username(official))
+            official.user = user
+            official.save(update_fields=["user"])
+        elif not may_log_in_by_link(user):
+            raise LoginLinkError(
+                "privileged_account",
+                _("账号“%(user)s”还有裁判以外的权限，不能用一次性链接登录；请本人用密码登录。")
+                % {"user": user.get_username()},
+            )
+        token = secrets.token_urlsafe(32)
+        link = LoginLink.objects.create(
+            official=official,
+            token_hash=hash_token(token),
+            created_by=created_by,
+            created_at=now,
+            expires_at=expires_at,
+        )
+    return link, token
+
+
+def login_link_find(token: str) -> LoginLink | None:
+    if not token or len(token) > 100:
+        return None
+    return (
+        LoginLink.objects.select_related("official__user", "official__tournament")
+        .filter(token_hash=hash_token(token))
+        .first()
+    )
+
+
+STATE_MESSAGES = {
+    "unknown": _("这个登录链接无效：请检查是否完整，或请裁判长重新生成。"),
+    "used": _("这个登录链接已经用过了（每个链接只能登录一次）；请裁判长重新生成。"),
+    "expired": _("这个登录链接已过期（到当天23:59为止）；请裁判长重新生成。"),
+    "revoked": _("这个登录链接已作废；请裁判长重新生成。"),
+    "not_allowed": _("这个账号不能用一次性链接登录；请用密码登录。"),
+}
+
+
+def login_link_check(link: LoginLink | None) -> str:
+    """``valid`` or why not: ``unknown``, ``used``, ``expired``, ``revoked``, ``not_allowed``."""
+    if link is None:
+        return "unknown"
+    if link.state != "valid":
+        return link.state
+    user = link.official.user
+    if user is None or not may_log_in_by_link(user):
+        return "not_allowed"
+    return "valid"
+
+
+def login_link_redeem(*, token: str, now: dt.datetime | None = None) -> LoginLink:
+    """Use up the link: returns it (its official's user is the one to log in) or raises
+    LoginLinkError. Two phones opening it at once: one UPDATE matches, the other is told
+    the link is used."""
+    now = now or timezone.now()
+    link = login_link_find(token)
+    state = login_link_check(link)
+    if state != "valid":
+        raise LoginLinkError(state, str(STATE_MESSAGES[state]))
+    used = LoginLink.objects.filter(
+        pk=link.pk, used_at__isnull=True, revoked_at__isnull=True, expires_at__gt=now
+    ).update(used_at=now)
+    if not used:
+        raise LoginLinkError("used", str(STATE_MESSAGES["used"]))
+    link.used_at = now
+    return link
+
+
+def login_link_revoke(*, link: LoginLink, now: dt.datetime | None = None) -> bool:
+    """Void an unused link (a QR code printed for the wrong person, a lost sheet)."""
+    return bool(
+        LoginLink.objects.filter(pk=link.pk, used_at__isnull=True, revoked_at__isnull=True).update(
+            revoked_at=now or timezone.now()
+        )
+    )

@@ -31,6 +31,7 @@ from django.utils import timezone
 
 from scoring import services
 from scoring.models import CheckIn, Report, TableEvent, TableMatch
+from tournaments.draws import draw_event
 from tournaments.login_links import SHANGHAI, login_link_create
 from tournaments.models import (
     Draw,
@@ -39,6 +40,7 @@ from tournaments.models import (
     LoginLink,
     Match,
     Official,
+    Player,
     Tournament,
     Unit,
 )
@@ -165,6 +167,21 @@ def _world() -> SimpleNamespace:
     )
     Match.objects.filter(pk=w.match.pk).update(referee=users["referee"])
     Match.objects.filter(pk=w.other_match.pk).update(referee=users["other_referee"])
+    # A badminton match of the same day, refereed by the same referee: the chess and rally
+    # entry URLs (a game, a rally, the first server).
+    w.badminton = Event.objects.create(
+        tournament=w.nantong, slug="badminton", name="羽毛球", discipline=Event.Discipline.BADMINTON
+    )
+    for name, unit in (("周羽", "体育"), ("吴球", "行政")):
+        unit = w.nantong.units.get(name=unit)
+        player = Player.objects.create(tournament=w.nantong, unit=unit, name=name)
+        Entry.objects.create(event=w.badminton, unit=unit, name=name, player=player)
+    draw_event(event=w.badminton, seed=1)
+    w.sport_match = Match.objects.get(
+        round__stage__event=w.badminton, home__isnull=False, away__isnull=False
+    )
+    Match.objects.filter(pk=w.sport_match.pk).update(referee=users["referee"])
+    w.sport_table = TableMatch.objects.get(match=w.sport_match)
     return w
 
 
@@ -194,6 +211,10 @@ def _nantong(w):
 
 def _table(w):
     return {"slug": w.nantong.slug, "event_slug": w.event.slug, "table_id": w.table.pk}
+
+
+def _sport_table(w):
+    return {"slug": w.nantong.slug, "event_slug": w.badminton.slug, "table_id": w.sport_table.pk}
 
 
 def _round(w):
@@ -236,6 +257,9 @@ ARGS: dict[str, Callable] = {
     "scoring-table": _table,
     "scoring-table-qr": _table,
     "scoring-deal": _table,
+    "scoring-game": _sport_table,
+    "scoring-point": _sport_table,
+    "scoring-first-server": _sport_table,
     "scoring-penalty": _table,
     "scoring-time-up": _table,
     "scoring-forfeit": _table,
@@ -317,6 +341,9 @@ WRITING = {
     "accounts-login-link",
     "password_change",
     "scoring-deal",
+    "scoring-game",
+    "scoring-point",
+    "scoring-first-server",
     "scoring-penalty",
     "scoring-time-up",
     "scoring-forfeit",
@@ -404,6 +431,14 @@ def _link(w):
 def _events(w):
     return list(
         TableEvent.objects.filter(table=w.table, undone_at__isnull=True).values_list(
+            "payload", flat=True
+        )
+    )
+
+
+def _sport_events(w):
+    return list(
+        TableEvent.objects.filter(table=w.sport_table, undone_at__isnull=True).values_list(
             "payload", flat=True
         )
     )
@@ -689,6 +724,30 @@ MATRIX: list[Row] = [
         done=lambda w: _events(w) == [{"order": list("AABB")}],
     ),
     Row("GET", "scoring-deal", LOGGED_IN_405),
+    Row(
+        "POST",
+        "scoring-game",
+        REFEREE,
+        data={"home": "21", "away": "18", "key": "m-game"},
+        done=lambda w: _sport_events(w) == [{"home": 21, "away": 18}],
+    ),
+    Row("GET", "scoring-game", LOGGED_IN_405),
+    Row(
+        "POST",
+        "scoring-point",
+        REFEREE,
+        data={"side": "away", "key": "m-point"},
+        done=lambda w: _sport_events(w) == [{"point": "away"}],
+    ),
+    Row("GET", "scoring-point", LOGGED_IN_405),
+    Row(
+        "POST",
+        "scoring-first-server",
+        REFEREE,
+        data={"side": "home", "key": "m-serve"},
+        done=lambda w: _sport_events(w) == [{"first_server": "home"}],
+    ),
+    Row("GET", "scoring-first-server", LOGGED_IN_405),
     Row(
         "POST",
         "scoring-penalty",

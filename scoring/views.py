@@ -23,6 +23,7 @@ from scoring import services
 from scoring.models import AuditEntry, CheckIn, Report, TableMatch
 from scoring.services import TableError
 from tournaments.access import can_enter_table, get_event, is_chief
+from tournaments.inputs import INT, whole_number
 from tournaments.models import Match, Round, Tournament
 from tournaments.views import get_public_tournament
 
@@ -165,8 +166,7 @@ def referee_action(*, chief_only: bool = False):
 
 
 def _version(request) -> int | None:
-    raw = request.POST.get("version", "")
-    return int(raw) if raw.isdigit() else None
+    return whole_number(request.POST.get("version", ""), maximum=INT)
 
 
 def _order(top: str, place: str) -> list[str]:
@@ -201,10 +201,10 @@ def record_penalty(request, table):
         raise TableError("invalid_team", _("请选择受罚的一方。"))
     body = {"team": team, "kind": kind}
     if kind == "levels":
-        raw = request.POST.get("levels", "").strip()
-        if not raw.isdigit() or int(raw) < 1:
+        levels = whole_number(request.POST.get("levels", ""), maximum=INT)
+        if not levels:
             raise TableError("invalid_levels", _("扣级数必须是不小于1的整数。"))
-        body["levels"] = int(raw)
+        body["levels"] = levels
     reason = request.POST.get("reason", "").strip()
     if not reason:
         raise TableError("no_reason", _("请写明处罚原因。"))
@@ -407,7 +407,8 @@ def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse
             count = services.forfeit_missing(round=rnd, user=request.user)
             messages.success(request, _("已判%(n)s对迟到判负。") % {"n": count})
         else:
-            table = get_object_or_404(TableMatch, pk=request.POST.get("table", 0), match__round=rnd)
+            table_id = whole_number(request.POST.get("table", ""), maximum=INT)
+            table = get_object_or_404(TableMatch, pk=table_id or 0, match__round=rnd)
             if not can_enter_table(request.user, table, chief=chief):
                 raise PermissionDenied("Not your table.")
             pair = table.home_pair if request.POST.get("team") == "A" else table.away_pair

@@ -568,6 +568,7 @@ def call_time(*, round, user) -> list[TableMatch]:
 # --------------------------------------------------------------------------- check-in
 
 
+@transaction.atomic
 def check_in(*, match: Match, pair: Pair, user=None) -> CheckIn:
     if pair.entry_id not in (match.home_id, match.away_id):
         raise TableError("not_in_match", _("这一对不在这场比赛中。"))
@@ -622,9 +623,24 @@ def forfeit_missing(*, round, user) -> int:
 # --------------------------------------------------------------------------- reports
 
 
+@transaction.atomic
 def add_report(
-    *, table: TableMatch, team: str, description: str, reported_by: str = "", user=None
+    *,
+    table: TableMatch,
+    team: str,
+    description: str,
+    reported_by: str = "",
+    user=None,
+    key: str = "",
 ) -> Report:
+    """Record a report (举报). With the phone's ``key``, a resend after a dropped connection
+    finds the report already there and records nothing twice."""
+    key = (key or "").strip()[:64]
+    table = _locked(table)
+    if key:
+        existing = Report.objects.filter(table=table, key=key).first()
+        if existing is not None:
+            return existing
     if team not in ("A", "B"):
         raise TableError("invalid_team", _("请选择被举报的一方。"))
     description = " ".join((description or "").split())
@@ -635,12 +651,14 @@ def add_report(
         team=team,
         description=description[:200],
         reported_by=reported_by[:100],
-        created_by=user,
+        created_by=user if getattr(user, "is_authenticated", False) else None,
+        key=key,
     )
     _audit(table, user, "report", _("举报%(t)s：%(d)s") % {"t": team, "d": description})
     return report
 
 
+@transaction.atomic
 def rule_report(*, report: Report, upheld: bool, user) -> int:
     """The arbitration panel rules; returns how many upheld reports against that pair have
     not yet led to a deduction (the page proposes the deduction at three)."""

@@ -268,6 +268,7 @@ def report(request, table):
         description=request.POST.get("description", ""),
         reported_by=request.POST.get("reported_by", ""),
         user=request.user,
+        key=request.POST.get("key", ""),
     )
     return _("举报已记录，等待仲裁组裁定。")
 

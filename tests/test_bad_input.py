@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 import pytest
-from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.contrib.messages import constants as message_levels
 from django.db import transaction
@@ -34,6 +33,7 @@ from hypothesis import strategies as st
 
 from scoring import services
 from scoring.models import TableMatch
+from tests.snapshots import app_models, changes, snapshot
 from tournaments import backup
 from tournaments.models import Entry, Event, Match, Official, Tournament, Unit
 from tournaments.registration import EntryForm, PersonForm, register_entries
@@ -775,35 +775,10 @@ def test_every_url_is_fuzzed_as_a_write_or_known_to_only_read():
 # --------------------------------------------------------------------------- snapshots
 
 
-def _models():
-    return [m for app in backup.APPS for m in apps.get_app_config(app).get_models()]
-
-
-def snapshot() -> dict:
-    """Every row of both apps (and their many-to-many links) and every account."""
-    out = {}
-    for model in _models():
-        out[backup.label(model)] = {
-            row["id"]: row for row in model._base_manager.order_by("pk").values()
-        }
-        for f in model._meta.many_to_many:
-            through = f.remote_field.through
-            out[backup.label(through)] = {
-                row["id"]: row for row in through._base_manager.order_by("pk").values()
-            }
-    out["auth.user"] = {
-        row["id"]: row
-        for row in User.objects.order_by("pk").values(
-            "id", "username", "password", "is_active", "is_staff", "is_superuser"
-        )
-    }
-    return out
-
-
 def owners() -> dict:
     """(label, pk) -> the tournament's id, for every row of both apps."""
     out = {}
-    for model in _models():
+    for model in app_models():
         path = backup.tournament_path(model)
         column = f"{path}__id" if path else "id"
         for pk, tid in model._base_manager.values_list("pk", column):
@@ -813,16 +788,6 @@ def owners() -> dict:
             column = f"{f.m2m_field_name()}__{path + '__id' if path else 'id'}"
             for pk, tid in through._base_manager.values_list("pk", column):
                 out[(backup.label(through), pk)] = tid
-    return out
-
-
-def changes(before: dict, after: dict) -> list[tuple[str, int, dict | None, dict | None]]:
-    out = []
-    for name in after:
-        old, new = before.get(name, {}), after[name]
-        for pk in old.keys() | new.keys():
-            if old.get(pk) != new.get(pk):
-                out.append((name, pk, old.get(pk), new.get(pk)))
     return out
 
 

@@ -305,7 +305,7 @@ def report_deduction(request, table):
 def correct(request, table):
     try:
         events = json.loads(request.POST.get("events", ""))
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, a 5,000-digit number, nesting too deep
         raise TableError("invalid_json", _("更正的记录格式不对（须为JSON列表）。")) from None
     if not isinstance(events, list):
         raise TableError("invalid_json", _("更正的记录格式不对（须为JSON列表）。"))

@@ -187,3 +187,19 @@ def test_a_score_sheet_round_that_is_not_a_number_is_ignored(client, demo):
         reverse("tournaments-scoresheets-pdf", args=[NANTONG, "guandan"]) + "?round=²"
     )
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize("events", ["[" + "9" * 5000 + "]", "[" * 100000 + "]" * 100000])
+def test_a_correction_that_json_cannot_read_into_python_is_refused(client, demo, events):
+    chief = User.objects.create_user("chief")
+    Official.objects.create(
+        tournament=demo[NANTONG], name="裁判长", role="chief_referee", user=chief
+    )
+    client.force_login(chief)
+    table = TableMatch.objects.filter(match__round__stage__event__tournament=demo[NANTONG]).first()
+    response = client.post(
+        table_url("scoring-correct", table), {"events": events, "reason": "核对"}, **HTMX
+    )
+    assert response.status_code == 422
+    assert "须为JSON列表" in response.content.decode()
+    assert not TableEvent.objects.exists()

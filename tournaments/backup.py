@@ -253,7 +253,7 @@ def export_tournament(tournament) -> str:
 def loads(text: str) -> dict:
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
         raise BackupError(_("备份文件不是有效的JSON：%(error)s") % {"error": exc}) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BackupError(_("这不是掼蛋杯的比赛备份文件。"))

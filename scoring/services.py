@@ -26,6 +26,7 @@ from scoring.engine import (
 )
 from scoring.models import AuditEntry, CheckIn, Report, TableEvent, TableMatch
 from tournaments import draws
+from tournaments.inputs import plain_text
 from tournaments.models import Entry, Event, Match, Pair
 
 UPHELD_REPORTS_FOR_A_DEDUCTION = 3
@@ -177,10 +178,10 @@ def _audit(
         match=match,
         actor=user if getattr(user, "is_authenticated", False) else None,
         action=action,
-        summary=summary[:300],
+        summary=plain_text(summary, limit=300),
         before=before,
         after=after,
-        reason=reason[:300],
+        reason=plain_text(reason, limit=300),
     )
 
 
@@ -212,7 +213,8 @@ def record_event(
     """Record one event (a deal, a penalty, time up, a forfeit). Returns (table, the engine's
     description, created) — ``created`` is False when this key was already recorded."""
     # Room for the ":time" suffix of an automatic time_up within the 64-character column.
-    key = (key or "").strip()[:58]
+    key = plain_text(key, limit=58)
+    reason, reported_by = plain_text(reason, limit=200), plain_text(reported_by, limit=100)
     if not key:
         raise TableError("no_key", _("缺少提交标识，请刷新页面后重试。"))
     table = _locked(table)
@@ -445,7 +447,7 @@ def _update_tie(match: Match, user) -> None:
 def correct_table(*, table: TableMatch, events: list[dict], reason: str, user) -> TableMatch:
     """The chief referee replaces a table's record (after submission or confirmation) with a
     reason. The old events stay, marked undone; the tie and the bracket are re-derived."""
-    reason = (reason or "").strip()
+    reason = plain_text(reason, limit=300)
     if not reason:
         raise TableError("no_reason", _("更正必须写明原因。"))
     table = _locked(table)
@@ -635,7 +637,7 @@ def add_report(
 ) -> Report:
     """Record a report (举报). With the phone's ``key``, a resend after a dropped connection
     finds the report already there and records nothing twice."""
-    key = (key or "").strip()[:64]
+    key = plain_text(key, limit=64)
     table = _locked(table)
     if key:
         existing = Report.objects.filter(table=table, key=key).first()
@@ -643,7 +645,8 @@ def add_report(
             return existing
     if team not in ("A", "B"):
         raise TableError("invalid_team", _("请选择被举报的一方。"))
-    description = " ".join((description or "").split())
+    description = " ".join(plain_text(description).split())
+    reported_by = plain_text(reported_by, limit=100)
     if not description:
         raise TableError("no_description", _("请写明举报内容。"))
     report = Report.objects.create(
@@ -679,7 +682,8 @@ def pending_upheld(table: TableMatch, team: str) -> int:
 
 @transaction.atomic
 def apply_report_deduction(*, table: TableMatch, team: str, user, key: str) -> TableMatch:
-    if key and table.events.filter(key=key.strip()[:58]).exists():
+    key = plain_text(key, limit=58)
+    if key and table.events.filter(key=key).exists():
         return table  # a resend of a deduction already recorded
     reports = list(
         Report.objects.select_for_update()

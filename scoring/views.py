@@ -23,7 +23,7 @@ from scoring import services
 from scoring.models import AuditEntry, CheckIn, Report, TableMatch
 from scoring.services import TableError
 from tournaments.access import can_enter_table, get_event, is_chief
-from tournaments.inputs import INT, whole_number
+from tournaments.inputs import INT, plain_text, whole_number
 from tournaments.models import Match, Round, Tournament
 from tournaments.views import get_public_tournament
 
@@ -205,7 +205,7 @@ def record_penalty(request, table):
         if not levels:
             raise TableError("invalid_levels", _("扣级数必须是不小于1的整数。"))
         body["levels"] = levels
-    reason = request.POST.get("reason", "").strip()
+    reason = plain_text(request.POST.get("reason", ""))
     if not reason:
         raise TableError("no_reason", _("请写明处罚原因。"))
     _table, text, _created = services.record_event(

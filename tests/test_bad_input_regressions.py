@@ -203,3 +203,60 @@ def test_a_correction_that_json_cannot_read_into_python_is_refused(client, demo,
     assert response.status_code == 422
     assert "须为JSON列表" in response.content.decode()
     assert not TableEvent.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        (
+            "scoring-penalty",
+            {
+                "team": "A",
+                "kind": "levels",
+                "levels": "1",
+                "reason": "拖\x00延",
+                "reported_by": "\x00",
+                "key": "p\x001",
+            },
+        ),
+        (
+            "scoring-report",
+            {"team": "A", "description": "偷\x00看", "reported_by": "乙\x00", "key": "r\x001"},
+        ),
+        ("scoring-deal", {"deal": "A2", "key": "\x00d1"}),
+    ],
+)
+def test_nul_characters_in_free_text_are_dropped_not_a_server_error(
+    client, referee_table, name, data
+):
+    """PostgreSQL refuses NUL in text columns (a 500 there before); the text is kept without it."""
+    response = client.post(table_url(name, referee_table), data, **HTMX)
+    assert response.status_code == 200
+    stored = [
+        *TableEvent.objects.values_list("key", "reason", "reported_by"),
+        *referee_table.reports.values_list("key", "description", "reported_by"),
+    ]
+    assert stored and not any("\x00" in text for row in stored for text in row)
+
+
+def test_a_penalty_whose_reason_is_only_a_nul_character_has_no_reason(client, referee_table):
+    response = client.post(
+        table_url("scoring-penalty", referee_table),
+        {"team": "A", "kind": "levels", "levels": "1", "reason": "\x00", "key": "p1"},
+        **HTMX,
+    )
+    assert response.status_code == 422
+    assert "请写明处罚原因" in response.content.decode()
+
+
+def test_a_draw_method_that_does_not_exist_is_refused(client, organiser, demo):
+    client.post(reverse("tournaments-draw-undo", args=[NANTONG, "guandan"]))
+    event = Event.objects.get(tournament=demo[NANTONG], slug="guandan")
+    before = Draw.objects.filter(event=event).count()
+    response = client.post(
+        reverse("tournaments-draw", args=[NANTONG, "guandan"]),
+        {"method": "<script>", "format": "knockout"},
+    )
+    assert response.status_code == 422
+    assert "未知的抽签方式" in response.content.decode()
+    assert Draw.objects.filter(event=event).count() == before

@@ -18,3 +18,10 @@ def whole_number(text, *, maximum: int) -> int | None:
         return None
     value = int(text)
     return value if value <= maximum else None
+
+
+def plain_text(value, *, limit: int | None = None) -> str:
+    """Free text typed into a form, as a column keeps it: without NUL characters
+    (PostgreSQL refuses them in text columns — a 500 before), trimmed, cut to ``limit``."""
+    text = str(value or "").replace("\x00", "").strip()
+    return text[:limit] if limit is not None else text

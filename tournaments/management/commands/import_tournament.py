@@ -2,6 +2,7 @@ import sys
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import DatabaseError
 
 from tournaments.backup import BackupError, import_data, loads
 
@@ -33,5 +34,7 @@ class Command(BaseCommand):
             tournament = import_data(data, replace=replace)
         except BackupError as exc:
             raise CommandError(str(exc)) from None
+        except DatabaseError as exc:  # e.g. text PostgreSQL cannot store: one transaction, so
+            raise CommandError(f"导入失败，没有保存任何数据：{exc}") from None
         rows = sum(len(records) for records in data["models"].values())
         self.stdout.write(f"已导入“{tournament.name}”（{tournament.slug}，{rows}行）。")

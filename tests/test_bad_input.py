@@ -1075,9 +1075,11 @@ def test_a_post_to_a_page_that_only_reads_changes_nothing(client, world, name, f
 
 
 def test_zz_report_the_number_of_examples(capsys):
-    """Prints how many examples each URL got (run with -s to see it)."""
+    """One line with the number of examples run (each URL's with FUZZ_REPORT=1)."""
     with capsys.disabled():
         total = sum(s["examples"] for s in RESULTS.values())
-        for name, s in sorted(RESULTS.items()):
-            print(f"{name}: {s['examples']} examples, {s['refused']} refused")  # noqa: T201
-        print(f"total: {total} examples")  # noqa: T201
+        refused = sum(s["refused"] for s in RESULTS.values())
+        if os.environ.get("FUZZ_REPORT"):
+            for name, s in sorted(RESULTS.items()):
+                print(f"{name}: {s['examples']} examples, {s['refused']} refused")  # noqa: T201
+        print(f"\nfuzz: {total} examples over {len(RESULTS)} URLs, {refused} refused")  # noqa: T201

@@ -428,6 +428,43 @@ def test_every_multi_row_service_is_covered_by_a_scenario():
         assert words in targets
 
 
+@pytest.mark.skipif(
+    settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql",
+    reason="terminates its own PostgreSQL backend (the real thing, not a patched error)",
+)
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "target", ["scoring.services._save_state", "tournaments.draws._settle"], ids=["deal", "confirm"]
+)
+def test_a_postgresql_backend_killed_mid_request_leaves_nothing_half_written(demo, target):
+    from django.db import InterfaceError, connection
+
+    referee, chief = User.objects.create_user("referee"), User.objects.create_user("chief")
+    match = first_tie()
+    first, second, _third = tables_of(match)
+    cast = Cast(referee, chief)
+    confirmed(first, "A", cast)
+    submitted(second, "A", cast)
+    table = tables_of(match)[2]
+    before = snapshot()
+
+    def kill_the_backend(*args, **kwargs):
+        INJECTED.append(f"pg_terminate_backend in {target}")
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+
+    with (
+        mock.patch(target, side_effect=kill_the_backend),
+        pytest.raises((OperationalError, InterfaceError)),
+    ):
+        if target.endswith("_save_state"):
+            services.record_event(table=table, event={"order": list("AABB")}, key="k")
+        else:
+            services.confirm_table(table=second, user=chief)
+    connection.close()  # a new connection, as the next request would get
+    assert changes(before, snapshot()) == []
+
+
 # --------------------------------------------------------------------------- resends
 
 

@@ -166,11 +166,18 @@ class Report(models.Model):
     penalty = models.ForeignKey(
         TableEvent, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # The phone's key for this submission: a resent report is recorded once.
+    key = models.CharField(_("提交标识"), max_length=64, blank=True)
 
     class Meta:
         ordering = ["table_id", "created_at"]
         verbose_name = _("举报")
         verbose_name_plural = _("举报")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table", "key"], condition=~models.Q(key=""), name="report_unique_key"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.table} · {self.team} · {self.description}"

@@ -18,6 +18,7 @@ from scoring.engine import decide_tie
 from scoring.models import AuditEntry, CheckIn, Report, TableEvent, TableMatch
 from scoring.sports import Scorer, ScoringError
 from tournaments import draws
+from tournaments.inputs import plain_text
 from tournaments.models import Entry, Event, Match, Pair
 
 UPHELD_REPORTS_FOR_A_DEDUCTION = 3
@@ -187,10 +188,10 @@ def _audit(
         match=match,
         actor=user if getattr(user, "is_authenticated", False) else None,
         action=action,
-        summary=summary[:300],
+        summary=plain_text(summary, limit=300),
         before=before,
         after=after,
-        reason=reason[:300],
+        reason=plain_text(reason, limit=300),
     )
 
 
@@ -222,7 +223,8 @@ def record_event(
     """Record one event (a deal, a penalty, time up, a forfeit). Returns (table, the engine's
     description, created) — ``created`` is False when this key was already recorded."""
     # Room for the ":time" suffix of an automatic time_up within the 64-character column.
-    key = (key or "").strip()[:58]
+    key = plain_text(key, limit=58)
+    reason, reported_by = plain_text(reason, limit=200), plain_text(reported_by, limit=100)
     if not key:
         raise TableError("no_key", _("缺少提交标识，请刷新页面后重试。"))
     table = _locked(table)
@@ -480,7 +482,7 @@ def _update_tie(match: Match, user) -> None:
 def correct_table(*, table: TableMatch, events: list[dict], reason: str, user) -> TableMatch:
     """The chief referee replaces a table's record (after submission or confirmation) with a
     reason. The old events stay, marked undone; the tie and the bracket are re-derived."""
-    reason = (reason or "").strip()
+    reason = plain_text(reason, limit=300)
     if not reason:
         raise TableError("no_reason", _("更正必须写明原因。"))
     table = _locked(table)
@@ -597,6 +599,7 @@ def call_time(*, round, user) -> list[TableMatch]:
 # --------------------------------------------------------------------------- check-in
 
 
+@transaction.atomic
 def check_in(*, match: Match, pair: Pair, user=None) -> CheckIn:
     if pair.entry_id not in (match.home_id, match.away_id):
         raise TableError("not_in_match", _("这一对不在这场比赛中。"))
@@ -651,12 +654,28 @@ def forfeit_missing(*, round, user) -> int:
 # --------------------------------------------------------------------------- reports
 
 
+@transaction.atomic
 def add_report(
-    *, table: TableMatch, team: str, description: str, reported_by: str = "", user=None
+    *,
+    table: TableMatch,
+    team: str,
+    description: str,
+    reported_by: str = "",
+    user=None,
+    key: str = "",
 ) -> Report:
+    """Record a report (举报). With the phone's ``key``, a resend after a dropped connection
+    finds the report already there and records nothing twice."""
+    key = plain_text(key, limit=64)
+    table = _locked(table)
+    if key:
+        existing = Report.objects.filter(table=table, key=key).first()
+        if existing is not None:
+            return existing
     if team not in ("A", "B"):
         raise TableError("invalid_team", _("请选择被举报的一方。"))
-    description = " ".join((description or "").split())
+    description = " ".join(plain_text(description).split())
+    reported_by = plain_text(reported_by, limit=100)
     if not description:
         raise TableError("no_description", _("请写明举报内容。"))
     report = Report.objects.create(
@@ -664,12 +683,14 @@ def add_report(
         team=team,
         description=description[:200],
         reported_by=reported_by[:100],
-        created_by=user,
+        created_by=user if getattr(user, "is_authenticated", False) else None,
+        key=key,
     )
     _audit(table, user, "report", _("举报%(t)s：%(d)s") % {"t": team, "d": description})
     return report
 
 
+@transaction.atomic
 def rule_report(*, report: Report, upheld: bool, user) -> int:
     """The arbitration panel rules; returns how many upheld reports against that pair have
     not yet led to a deduction (the page proposes the deduction at three)."""
@@ -690,7 +711,8 @@ def pending_upheld(table: TableMatch, team: str) -> int:
 
 @transaction.atomic
 def apply_report_deduction(*, table: TableMatch, team: str, user, key: str) -> TableMatch:
-    if key and table.events.filter(key=key.strip()[:58]).exists():
+    key = plain_text(key, limit=58)
+    if key and table.events.filter(key=key).exists():
         return table  # a resend of a deduction already recorded
     reports = list(
         Report.objects.select_for_update()

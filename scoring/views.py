@@ -23,6 +23,7 @@ from scoring import services
 from scoring.models import AuditEntry, CheckIn, Report, TableMatch
 from scoring.services import TableError
 from tournaments.access import can_enter_table, can_issue_login_links, get_event, is_chief
+from tournaments.inputs import INT, plain_text, whole_number
 from tournaments.models import Match, Round, Tournament
 from tournaments.views import get_public_tournament
 
@@ -212,8 +213,7 @@ def referee_action(*, chief_only: bool = False):
 
 
 def _version(request) -> int | None:
-    raw = request.POST.get("version", "")
-    return int(raw) if raw.isdigit() else None
+    return whole_number(request.POST.get("version", ""), maximum=INT)
 
 
 def _order(top: str, place: str) -> list[str]:
@@ -253,15 +253,15 @@ def _sport_only(table, kind: str):
     return engine
 
 
-def _whole_number(raw: str, what: str) -> int:
-    raw = (raw or "").strip()
-    if not raw.isdigit() or len(raw) > 3:
+def _score(raw: str, what: str) -> int:
+    value = whole_number(raw, maximum=999)
+    if value is None:
         raise TableError(
             "invalid_score",
             _("%(what)s必须是0到999之间的整数，收到“%(value)s”。")
-            % {"what": what, "value": raw[:20]},
+            % {"what": what, "value": plain_text(raw, limit=20)},
         )
-    return int(raw)
+    return value
 
 
 def _record(request, table, event: dict, *, reason: str = "") -> str:
@@ -282,8 +282,8 @@ def record_game(request, table):
     moved first (象棋)."""
     engine = table.match.round.stage.event.scorer()
     if engine.kind == "rally":
-        home = _whole_number(request.POST.get("home", ""), _("主方得分"))
-        away = _whole_number(request.POST.get("away", ""), _("客方得分"))
+        home = _score(request.POST.get("home", ""), _("主方得分"))
+        away = _score(request.POST.get("away", ""), _("客方得分"))
         return _record(request, table, {"home": home, "away": away})
     if engine.kind == "xiangqi":
         result = request.POST.get("result", "")
@@ -324,11 +324,11 @@ def record_penalty(request, table):
         raise TableError("invalid_team", _("请选择受罚的一方。"))
     body = {"team": team, "kind": kind}
     if kind == "levels":
-        raw = request.POST.get("levels", "").strip()
-        if not raw.isdigit() or int(raw) < 1:
+        levels = whole_number(request.POST.get("levels", ""), maximum=INT)
+        if not levels:
             raise TableError("invalid_levels", _("扣级数必须是不小于1的整数。"))
-        body["levels"] = int(raw)
-    reason = request.POST.get("reason", "").strip()
+        body["levels"] = levels
+    reason = plain_text(request.POST.get("reason", ""))
     if not reason:
         raise TableError("no_reason", _("请写明处罚原因。"))
     _table, text, _created = services.record_event(
@@ -394,6 +394,7 @@ def report(request, table):
         description=request.POST.get("description", ""),
         reported_by=request.POST.get("reported_by", ""),
         user=request.user,
+        key=request.POST.get("key", ""),
     )
     return _("举报已记录，等待仲裁组裁定。")
 
@@ -431,7 +432,7 @@ def report_deduction(request, table):
 def correct(request, table):
     try:
         events = json.loads(request.POST.get("events", ""))
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, a 5,000-digit number, nesting too deep
         raise TableError("invalid_json", _("更正的记录格式不对（须为JSON列表）。")) from None
     if not isinstance(events, list):
         raise TableError("invalid_json", _("更正的记录格式不对（须为JSON列表）。"))
@@ -540,7 +541,8 @@ def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse
             count = services.forfeit_missing(round=rnd, user=request.user)
             messages.success(request, _("已判%(n)s对迟到判负。") % {"n": count})
         else:
-            table = get_object_or_404(TableMatch, pk=request.POST.get("table", 0), match__round=rnd)
+            table_id = whole_number(request.POST.get("table", ""), maximum=INT)
+            table = get_object_or_404(TableMatch, pk=table_id or 0, match__round=rnd)
             if not can_enter_table(request.user, table, chief=chief):
                 raise PermissionDenied("Not your table.")
             pair = table.home_pair if request.POST.get("team") == "A" else table.away_pair

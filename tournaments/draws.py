@@ -105,6 +105,8 @@ def draw_event(
     a random draw repeatable; one is chosen and recorded when not given.
     """
     plan = plan or DrawPlan()
+    if method not in Draw.Method.values:
+        raise DrawError("invalid_method", _("未知的抽签方式。"))
     event = Event.objects.select_for_update().select_related("tournament").get(pk=event.pk)
     if current_draw(event) is not None:
         raise DrawError("already_drawn", _("本项目已经抽签；如需重抽请先撤销原抽签。"))

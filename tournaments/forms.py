@@ -2,10 +2,17 @@ from django import forms
 from django.contrib.auth import get_user_model, password_validation
 from django.utils.translation import gettext_lazy as _
 
+from tournaments.inputs import BIG_INT, whole_number
 from tournaments.models import Entry, Event, Official, Tournament, Unit
 from tournaments.registration import EntryForm, PersonForm
 
 GENDER_CHOICES = [("", _("—")), ("男", _("男")), ("女", _("女"))]
+
+
+def sensible_year(value) -> bool:
+    """Year 1 or 9999 is a slip — and 0001-01-01 00:00 in Beijing is before year 1 in UTC,
+    which the database cannot store (a 500 before)."""
+    return 1900 <= value.year <= 2999
 
 
 class TournamentForm(forms.ModelForm):
@@ -44,6 +51,14 @@ class TournamentForm(forms.ModelForm):
             "rules_text": forms.Textarea(attrs={"rows": 12}),
             "certificate_text": forms.Textarea(attrs={"rows": 3}),
         }
+
+    def clean(self):
+        cleaned = super().clean()
+        for name in ("starts_on", "notice_date", "registration_deadline", "leaders_meeting_at"):
+            value = cleaned.get(name)
+            if value and not sensible_year(value):
+                self.add_error(name, _("日期须在1900年到2999年之间。"))
+        return cleaned
 
     def clean_certificate_text(self):
         text = self.cleaned_data["certificate_text"]
@@ -106,11 +121,27 @@ class EventForm(forms.ModelForm):
         return value
 
 
+class IdsField(forms.ModelMultipleChoiceField):
+    """Rows picked by id, where an id that no database column can hold (30 digits overflow
+    SQLite's integer: a 500 before) is an invalid choice like any unknown id."""
+
+    def _check_values(self, value):
+        for pk in value or []:
+            if whole_number(pk, maximum=BIG_INT) is None:
+                raise forms.ValidationError(
+                    self.error_messages["invalid_pk_value"],
+                    code="invalid_pk_value",
+                    params={"pk": pk},
+                )
+        return super()._check_values(value)
+
+
 class UnitForm(forms.ModelForm):
     class Meta:
         model = Unit
         fields = ["name", "kind", "members"]
         widgets = {"members": forms.CheckboxSelectMultiple}
+        field_classes = {"members": IdsField}
 
     def __init__(self, *args, tournament: Tournament, **kwargs):
         super().__init__(*args, **kwargs)
@@ -137,16 +168,24 @@ class UnitForm(forms.ModelForm):
         return cleaned
 
 
+def clean_new_username(value: str) -> str:
+    """A new login name as the account will store it: NFKC-normalised like
+    ``create_user`` does ("²" is "2"), checked by the user model's own validator, and free
+    — otherwise two names that differ only in width would pass the check and then clash."""
+    User = get_user_model()
+    username = User.normalize_username(value.strip())
+    User._meta.get_field(User.USERNAME_FIELD).run_validators(username)
+    if User.objects.filter(**{User.USERNAME_FIELD: username}).exists():
+        raise forms.ValidationError(_("用户名“%(name)s”已被使用。") % {"name": username})
+    return username
+
+
 class LeaderAccountForm(forms.Form):
     username = forms.CharField(label=_("用户名"), max_length=150)
     password = forms.CharField(label=_("初始密码"), widget=forms.PasswordInput, strip=False)
 
     def clean_username(self):
-        username = self.cleaned_data["username"].strip()
-        User = get_user_model()
-        if User.objects.filter(username=username).exists():
-            raise forms.ValidationError(_("用户名“%(name)s”已被使用。") % {"name": username})
-        return username
+        return clean_new_username(self.cleaned_data["username"])
 
     def clean(self):
         cleaned = super().clean()
@@ -282,17 +321,19 @@ class OfficialForm(forms.Form):
         if Official.objects.filter(tournament=self.tournament, name=name, role=role).exists():
             raise forms.ValidationError(_("%(name)s已是本比赛的这一职务。") % {"name": name})
         username = cleaned.get("username", "").strip()
-        if username:
-            User = get_user_model()
-            if User.objects.filter(username=username).exists():
-                self.add_error("username", _("用户名“%(name)s”已被使用。") % {"name": username})
-            elif not cleaned.get("password"):
-                self.add_error("password", _("请为登录账号设置初始密码。"))
-            else:
-                try:
-                    password_validation.validate_password(
-                        cleaned["password"], User(username=username)
-                    )
-                except forms.ValidationError as exc:
-                    self.add_error("password", exc)
+        if not username:
+            return cleaned
+        User = get_user_model()
+        try:
+            username = cleaned["username"] = clean_new_username(username)
+        except forms.ValidationError as exc:
+            self.add_error("username", exc)
+            return cleaned
+        if not cleaned.get("password"):
+            self.add_error("password", _("请为登录账号设置初始密码。"))
+        else:
+            try:
+                password_validation.validate_password(cleaned["password"], User(username=username))
+            except forms.ValidationError as exc:
+                self.add_error("password", exc)
         return cleaned

@@ -17,6 +17,8 @@ from tournaments.access import get_event, is_organiser, organiser_required
 from tournaments.bracket_data import bracket_json, load_bracket, match_json
 from tournaments.brackets import DrawError
 from tournaments.drawsheet import draw_sheet
+from tournaments.forms import sensible_year
+from tournaments.inputs import BIG_INT, SMALL_INT, whole_number
 from tournaments.models import Draw, Event, Match, Round, Tournament
 from tournaments.views import get_public_tournament
 
@@ -198,14 +200,15 @@ def draw_page(request: HttpRequest, tournament: Tournament, event_slug: str) -> 
         try:
             method = request.POST.get("method", Draw.Method.RANDOM)
             seed_text = (request.POST.get("seed") or "").strip()
-            if seed_text and not seed_text.isdigit():
+            seed = whole_number(seed_text, maximum=BIG_INT)
+            if seed_text and seed is None:
                 raise DrawError("invalid_seed", _("随机种子必须是非负整数。"))
             draws.draw_event(
                 event=event,
                 user=request.user,
                 plan=_plan_from_post(request.POST),
                 method=method,
-                seed=int(seed_text) if seed_text else None,
+                seed=seed,
                 lots=_numbers(request.POST, "lot-") if method == Draw.Method.PHYSICAL else None,
                 seeds=_numbers(request.POST, "seed-"),
             )
@@ -266,18 +269,21 @@ def schedule_page(request: HttpRequest, tournament: Tournament, event_slug: str)
     problems = []
     if request.method == "POST":
         if request.POST.get("auto"):
+            # A round lasts at most a day: more is a slip that would run the dates off the calendar.
+            minutes = whole_number(request.POST.get("minutes", ""), maximum=24 * 60)
             try:
                 start = _parse_local(request.POST.get("start", ""))
-                minutes = int(request.POST.get("minutes", "0"))
-                if minutes < 10:
+                if minutes is None or minutes < 10:
                     raise ValueError
-            except ValueError:
-                problems.append(_("请填写第一轮开始时间，每轮时长至少10分钟。"))
-            else:
                 venue = next(
                     (v for v in venues if str(v.pk) == request.POST.get("venue")), event.venue
                 )
                 draws.auto_schedule(event=event, start=start, round_minutes=minutes, venue=venue)
+            except ValueError:
+                problems.append(_("请填写第一轮开始时间，每轮时长至少10分钟。"))
+            except OverflowError:
+                problems.append(_("排出的时间超出了日历范围，请检查第一轮开始时间。"))
+            else:
                 messages.success(request, _("已按场地桌数自动排定时间和桌号。"))
                 return redirect("tournaments-schedule", slug=tournament.slug, event_slug=event.slug)
         else:
@@ -310,6 +316,8 @@ def _default_minutes(event: Event) -> int:
 
 def _parse_local(text: str) -> dt.datetime:
     value = dt.datetime.fromisoformat(text.strip())
+    if not sensible_year(value):
+        raise ValueError("year out of range")  # 0001-01-01 in Beijing is not storable in UTC
     return timezone.make_aware(value) if timezone.is_naive(value) else value
 
 
@@ -330,12 +338,13 @@ def _save_schedule(post, rounds, matches, venues, referees) -> list[str]:
         r.save(update_fields=["starts_at"])
     for m in matches:
         raw = post.get(f"table-{m.pk}", "").strip()
-        if raw and not raw.isdigit():
+        first_table = whole_number(raw, maximum=SMALL_INT)
+        if raw and not first_table:
             problems.append(
                 _("%(match)s的桌号“%(value)s”必须是正整数。") % {"match": str(m), "value": raw}
             )
             continue
-        m.first_table = int(raw) if raw else None
+        m.first_table = first_table
         m.venue = venue_by_id.get(post.get(f"venue-{m.pk}", ""), m.venue)
         if f"referee-{m.pk}" in post:
             m.referee = referee_by_id.get(post[f"referee-{m.pk}"])

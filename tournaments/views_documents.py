@@ -5,6 +5,7 @@ from django.views.decorators.http import require_safe
 
 from tournaments import documents
 from tournaments.access import get_event
+from tournaments.inputs import SMALL_INT, whole_number
 from tournaments.pdf import pdf_response, render_pdf
 from tournaments.views import get_public_tournament
 
@@ -37,7 +38,7 @@ def bracket_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpRespons
 def scoresheets_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
     event = get_event(get_public_tournament(request, slug), event_slug)
     raw = request.GET.get("round", "")
-    round_number = int(raw) if raw.isdigit() else None
+    round_number = whole_number(raw, maximum=SMALL_INT)
     context = documents.scoresheet_context(event, request, round_number=round_number)
     return _send(request, "pdf/scoresheets.html", context, f"{slug}-{event_slug}-scoresheets.pdf")
 

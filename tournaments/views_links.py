@@ -19,6 +19,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from tournaments.access import can_issue_login_links
+from tournaments.inputs import BIG_INT, whole_number
 from tournaments.login_links import (
     STATE_MESSAGES,
     LoginLinkError,
@@ -68,7 +69,9 @@ def login_links(request: HttpRequest, slug: str) -> HttpResponse:
     issued, problem, status = None, "", 200
     if request.method == "POST":
         official = get_object_or_404(
-            Official, tournament=tournament, pk=request.POST.get("official") or 0
+            Official,
+            tournament=tournament,
+            pk=whole_number(request.POST.get("official"), maximum=BIG_INT) or 0,
         )
         try:
             link, token = login_link_create(

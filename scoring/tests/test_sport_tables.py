@@ -152,6 +152,8 @@ def test_badminton_games_entered_on_the_page_decide_the_match_and_move_the_brack
         ("abc", "21", "整数"),
         ("", "21", "整数"),
         ("9999999", "21", "整数"),
+        ("²¹", "19", "整数"),  # digits to str.isdigit(), not to int()
+        ("21\x00", "19", "整数"),
     ],
 )
 def test_an_impossible_badminton_score_is_refused_with_the_reason_and_nothing_saved(

@@ -102,6 +102,15 @@ def test_only_organisers_and_the_chief_referee_make_links(client, cup, people, w
     assert not LoginLink.objects.exists()
 
 
+@pytest.mark.parametrize("official", ["abc", " ", "²", "-1", "9" * 40])
+def test_a_referee_id_that_is_not_one_is_not_found(client, cup, people, official):
+    # Found by the fuzz test: these reached the database lookup and failed the server.
+    client.force_login(people["organiser"].user)
+    response = client.post(links_url(cup), {"official": official})
+    assert response.status_code == 404
+    assert not LoginLink.objects.exists()
+
+
 def test_anonymous_visitors_are_sent_to_log_in(client, cup, people):
     response = make_link(client, cup, people["referee"])
     assert response["Location"].startswith(reverse("login"))

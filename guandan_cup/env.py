@@ -67,3 +67,30 @@ def parse_database_url(url: str) -> dict:
     if options:
         config["OPTIONS"] = options
     return config
+
+
+_CACHE_BACKENDS = {
+    "redis": "django.core.cache.backends.redis.RedisCache",
+    "rediss": "django.core.cache.backends.redis.RedisCache",
+    "unix": "django.core.cache.backends.redis.RedisCache",
+    "locmem": "django.core.cache.backends.locmem.LocMemCache",
+    "dummy": "django.core.cache.backends.dummy.DummyCache",
+}
+
+
+def parse_cache_url(url: str) -> dict:
+    """Turn ``redis://host:6379/0`` (or ``locmem://``, ``dummy://``) into a CACHES entry.
+
+    Redis is what production uses: every app server shares it, so a fragment rendered by
+    one server is served by all, and a version bumped by one is seen by all.
+    """
+    scheme = urlsplit(url).scheme
+    backend = _CACHE_BACKENDS.get(scheme)
+    if backend is None:
+        raise ImproperlyConfigured(
+            f"cache URL scheme {scheme!r} is not supported; "
+            "use redis://host:6379/0, locmem:// or dummy://"
+        )
+    if scheme in ("locmem", "dummy"):
+        return {"BACKEND": backend, "LOCATION": urlsplit(url).netloc or "guandan-cup"}
+    return {"BACKEND": backend, "LOCATION": url}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from django.utils.csp import CSP
 
-from guandan_cup.env import env_bool, env_list, parse_database_url
+from guandan_cup.env import env_bool, env_list, parse_cache_url, parse_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
@@ -97,6 +97,30 @@ else:
     # Zero-setup default: make sure the SQLite file's folder exists on a fresh clone.
     VAR_DIR.mkdir(parents=True, exist_ok=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# The cache holds each event's version stamp and the live fragments rendered for it
+# (tournaments/live.py). Local memory by default: one process, development. In production
+# set CACHE_URL (or REDIS_URL) to one Redis that every app server shares — nothing the
+# live pages need is then kept in a single process. Tests always use local memory; the
+# Redis test points the cache at REDIS_URL itself.
+CACHE_URL = "" if TESTING else (os.environ.get("CACHE_URL") or os.environ.get("REDIS_URL") or "")
+CACHES = {
+    "default": {
+        **(
+            parse_cache_url(CACHE_URL)
+            if CACHE_URL
+            else {
+                "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                "LOCATION": "guandan-cup",
+            }
+        ),
+        "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "gc"),
+        "TIMEOUT": 3600,
+    }
+}
+if CACHES["default"]["BACKEND"].endswith("RedisCache"):
+    # Sessions read from the shared cache, written through to the database.
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

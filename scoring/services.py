@@ -357,6 +357,8 @@ def confirm_table(*, table: TableMatch, user) -> TableMatch:
     )
     table.version += 1
     table.save(update_fields=["status", "confirmed_by", "confirmed_at", "version"])
+    # The tie may not be decided yet, but its table is confirmed: the live pages show it.
+    table.match.round.stage.event.bump_version()
     _audit(
         table,
         user,
@@ -562,6 +564,8 @@ def call_time(*, round, user) -> list[TableMatch]:
             )
         _audit(table, user, "whistle", _("裁判长鸣哨"))
         called.append(table)
+    if called:
+        round.stage.event.bump_version()  # the tables show that time was called
     return called
 
 
@@ -576,6 +580,7 @@ def check_in(*, match: Match, pair: Pair, user=None) -> CheckIn:
     )
     if created:
         _audit(None, user, "check_in", _("签到：%(p)s") % {"p": pair_name(pair)}, match=match)
+        match.round.stage.event.bump_version()
     return checkin
 
 
@@ -638,6 +643,7 @@ def add_report(
         created_by=user,
     )
     _audit(table, user, "report", _("举报%(t)s：%(d)s") % {"t": team, "d": description})
+    table.match.round.stage.event.bump_version()
     return report
 
 
@@ -652,6 +658,7 @@ def rule_report(*, report: Report, upheld: bool, user) -> int:
         "report_ruling",
         _("举报%(r)s") % {"r": _("属实") if upheld else _("不属实")},
     )
+    report.table.match.round.stage.event.bump_version()
     return pending_upheld(report.table, report.team)
 
 

@@ -14,17 +14,23 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from scoring import services
 from scoring.models import AuditEntry, CheckIn, Report, TableMatch
 from scoring.services import TableError
+from tournaments import live
 from tournaments.access import can_enter_table, get_event, is_chief
+from tournaments.bracket_data import current_round, load_bracket, round_by_id, tables_of
+from tournaments.live import live_response
 from tournaments.models import Match, Round, Tournament
 from tournaments.views import get_public_tournament
+from tournaments.views_bracket import POLL_SECONDS
 
 PLACES = {"2": _("二游"), "3": _("三游"), "4": _("末游")}
 FORFEIT_REASONS = {
@@ -90,10 +96,13 @@ def _context(request, table: TableMatch, *, flash: str = "", problem: str = "") 
             [e.payload for e in services.active_events(table)], ensure_ascii=False
         ),
         "qr_url": reverse("scoring-table-qr", args=[event.tournament.slug, event.slug, table.pk]),
+        "poll_seconds": POLL_SECONDS,
     }
 
 
+@live_response("table", htmx_only=True, spectators_only=True)
 def table_page(request: HttpRequest, slug: str, event_slug: str, table_id: int) -> HttpResponse:
+    """The referee's entry page; spectators see the same table update itself."""
     table = _table(slug, event_slug, table_id, request)
     template = "scoring/table.html#table_panel" if request.htmx else "scoring/table.html"
     return render(request, template, _context(request, table))
@@ -370,6 +379,95 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
             "flagged": flagged,
             "rounds": rounds,
             "pair_name": services.pair_name,
+        },
+    )
+
+
+# The board's order: results waiting for confirmation first (the oldest first), then tables
+# in play (the earliest started first), tables not started, and confirmed ones last.
+BOARD_ORDER = {"submitted": 0, "playing": 1, "waiting": 2, "confirmed": 3}
+
+
+def board_state(table: TableMatch) -> str:
+    if table.status == TableMatch.Status.CONFIRMED:
+        return "confirmed"
+    if table.status == TableMatch.Status.SUBMITTED:
+        return "submitted"
+    if table.started_at or table.state.get("deals_total") or table.state.get("match_over"):
+        return "playing"
+    return "waiting"
+
+
+def _board_key(table: TableMatch):
+    state = table.board_state
+    if state == "submitted":
+        return (0, table.submitted_at.timestamp() if table.submitted_at else 0, table.pk)
+    if state == "playing":
+        return (1, table.started_at.timestamp() if table.started_at else 0, table.pk)
+    return (BOARD_ORDER[state], table.table_number or 0, table.match.index, table.number)
+
+
+@login_required
+def board(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
+    """各台状态: every table of a round for the chief referee — not started, in play (levels,
+    打几), submitted, confirmed — the oldest unconfirmed result first. Polls like the bracket
+    and is answered 304 while the event has not changed."""
+    tournament = _chief_tournament(request, slug)
+    event = get_event(tournament, event_slug)
+    stamp = live.stamp_of(event)
+    chosen = request.GET.get("round", "")
+    # Only the polled fragment carries validators: a full page has its own CSP nonce.
+    etag = live.etag_for(stamp, f"board-{chosen}-hx-{request.LANGUAGE_CODE}")
+    if request.htmx:
+        answer = live.not_modified(request, etag, stamp.last_modified)
+        if answer is not None:
+            return answer
+    bracket = load_bracket(event)
+    rounds = [rv for sv in bracket.stages for rv in sv.rounds]
+    shown = round_by_id(bracket, int(chosen)) if chosen.isdigit() else None
+    shown = shown or current_round(bracket)
+
+    def render_body():
+        tables = []
+        if shown is not None:
+            by_match = tables_of(shown.matches)
+            for m in shown.matches:
+                for t in by_match.get(m.pk, []):
+                    t.match = m
+                    t.board_state = board_state(t)
+                    tables.append(t)
+        tables.sort(key=_board_key)
+        counts = {key: 0 for key in BOARD_ORDER}
+        for t in tables:
+            counts[t.board_state] += 1
+        return render_to_string(
+            "scoring/board.html#board_body",
+            {
+                "tournament": tournament,
+                "event": event,
+                "shown": shown,
+                "tables": tables,
+                "counts": counts,
+                "chosen": chosen,
+                "poll_seconds": POLL_SECONDS,
+            },
+            request,
+        )
+
+    body = mark_safe(
+        live.fragment(f"board-{shown.round.pk if shown else 0}-{chosen}", stamp, render_body)
+    )
+    if request.htmx:
+        return live.set_validators(HttpResponse(body), etag, stamp.last_modified)
+    return render(
+        request,
+        "scoring/board.html",
+        {
+            "tournament": tournament,
+            "event": event,
+            "rounds": rounds,
+            "shown": shown,
+            "body_html": body,
         },
     )
 

@@ -1,6 +1,13 @@
 from django.urls import path
 
-from tournaments import views, views_bracket, views_documents, views_manage, views_register
+from tournaments import (
+    views,
+    views_bracket,
+    views_documents,
+    views_manage,
+    views_register,
+    views_screen,
+)
 
 urlpatterns = [
     path("", views.tournament_list, name="tournaments-list"),
@@ -106,6 +113,11 @@ urlpatterns = [
         "t/<slug:slug>/<slug:event_slug>/bracket.json",
         views_bracket.bracket_json_view,
         name="tournaments-bracket-json",
+    ),
+    path(
+        "t/<slug:slug>/<slug:event_slug>/screen/",
+        views_screen.screen_page,
+        name="tournaments-screen",
     ),
     path(
         "t/<slug:slug>/<slug:event_slug>/matches/<int:match_id>/",

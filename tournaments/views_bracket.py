@@ -8,43 +8,68 @@ from django.contrib import messages
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from tournaments import draws
-from tournaments.access import get_event, is_organiser, organiser_required
+from tournaments import draws, live
+from tournaments.access import get_event, is_chief, is_organiser, organiser_required
 from tournaments.bracket_data import bracket_json, load_bracket, match_json
 from tournaments.brackets import DrawError
 from tournaments.drawsheet import draw_sheet
+from tournaments.live import live_response
 from tournaments.models import Draw, Event, Match, Round, Tournament
-from tournaments.views import get_public_tournament
 
 POLL_SECONDS = 5
 
 
 def _public_event(request: HttpRequest, slug: str, event_slug: str) -> Event:
-    tournament = get_public_tournament(request, slug)
-    return get_event(tournament, event_slug)
+    """The event with its tournament in one query; drafts only for staff."""
+    event = get_object_or_404(
+        Event.objects.select_related("tournament"), tournament__slug=slug, slug=event_slug
+    )
+    if not event.tournament.is_public and not request.user.is_staff:
+        raise Http404("No such tournament")
+    return event
 
 
+def _bracket_body(request: HttpRequest, event: Event) -> str:
+    """The bracket, standings and draw sheet: rendered once per version and language."""
+
+    def render_body():
+        bracket = load_bracket(event)
+        context = {
+            "tournament": event.tournament,
+            "event": event,
+            "bracket": bracket,
+            "sheet": draw_sheet(bracket),
+            "poll_seconds": POLL_SECONDS,
+        }
+        return render_to_string("tournaments/bracket.html#bracket_body", context, request)
+
+    return mark_safe(live.fragment("bracket-body", live.stamp_of(event), render_body))
+
+
+@live_response("bracket", htmx_only=True)
 def bracket_page(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
     event = _public_event(request, slug, event_slug)
-    bracket = load_bracket(event)
+    body = _bracket_body(request, event)
+    if request.htmx:
+        return HttpResponse(body)
     context = {
         "tournament": event.tournament,
         "event": event,
-        "bracket": bracket,
-        "sheet": draw_sheet(bracket),
+        "body_html": body,
         "poll_seconds": POLL_SECONDS,
         "can_manage": is_organiser(request.user, event.tournament),
+        "can_referee": is_chief(request.user, event.tournament),
     }
-    template = (
-        "tournaments/bracket.html#bracket_body" if request.htmx else "tournaments/bracket.html"
-    )
-    return render(request, template, context)
+    return render(request, "tournaments/bracket.html", context)
 
 
+@live_response("bracket-json")
 def bracket_json_view(request: HttpRequest, slug: str, event_slug: str) -> JsonResponse:
     event = _public_event(request, slug, event_slug)
     return JsonResponse(
@@ -74,6 +99,7 @@ def _tables(match: Match) -> list:
     )
 
 
+@live_response("tie", htmx_only=True)
 def match_page(request: HttpRequest, slug: str, event_slug: str, match_id: int) -> HttpResponse:
     """The tie (场): its tables side by side with their state, and the tie score."""
     event = _public_event(request, slug, event_slug)
@@ -89,6 +115,7 @@ def match_page(request: HttpRequest, slug: str, event_slug: str, match_id: int) 
     return render(request, template, context)
 
 
+@live_response("match-json")
 def match_json_view(
     request: HttpRequest, slug: str, event_slug: str, match_id: int
 ) -> JsonResponse:

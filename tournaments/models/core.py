@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models.functions import Now
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -92,6 +93,16 @@ class Tournament(models.Model):
     @property
     def is_public(self) -> bool:
         return self.status != self.Status.DRAFT
+
+    def bump_event_versions(self) -> None:
+        """Something every event's live pages show changed (the tournament's name, status,
+        units): bump each event's version."""
+        from tournaments import live
+
+        events = Event.objects.filter(tournament_id=self.pk)
+        events.update(version=models.F("version") + 1, changed_at=Now())
+        for event_slug in events.values_list("slug", flat=True):
+            live.forget_stamp(self.slug, event_slug)
 
     def registration_is_open(self, now=None) -> bool:
         now = now or timezone.now()
@@ -243,6 +254,8 @@ class Event(models.Model):
     # Grows with every change to the draw or a result: live pages and bracket.json use it
     # to tell whether anything changed since a phone last asked.
     version = models.PositiveBigIntegerField(_("版本"), default=0)
+    # When the version last grew: the live pages' Last-Modified.
+    changed_at = models.DateTimeField(_("最后更新"), default=timezone.now)
 
     class Meta:
         ordering = ["order", "id"]
@@ -277,9 +290,13 @@ class Event(models.Model):
             ) from None
 
     def bump_version(self) -> None:
-        """Record that the bracket changed (an UPDATE … SET version = version + 1)."""
-        Event.objects.filter(pk=self.pk).update(version=models.F("version") + 1)
-        self.refresh_from_db(fields=["version"])
+        """Record that something the live pages show changed (an UPDATE … SET version =
+        version + 1), and make every app server see it at once (tournaments/live.py)."""
+        from tournaments import live
+
+        Event.objects.filter(pk=self.pk).update(version=models.F("version") + 1, changed_at=Now())
+        self.refresh_from_db(fields=["version", "changed_at"])
+        live.forget_stamp(self.tournament.slug, self.slug)
 
     @property
     def entries_locked(self) -> bool:

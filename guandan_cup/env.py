@@ -70,9 +70,10 @@ def parse_database_url(url: str) -> dict:
 
 
 _CACHE_BACKENDS = {
-    "redis": "django.core.cache.backends.redis.RedisCache",
-    "rediss": "django.core.cache.backends.redis.RedisCache",
-    "unix": "django.core.cache.backends.redis.RedisCache",
+    # Django's Redis backend, keeping its client object between commands (guandan_cup/cache.py).
+    "redis": "guandan_cup.cache.RedisCache",
+    "rediss": "guandan_cup.cache.RedisCache",
+    "unix": "guandan_cup.cache.RedisCache",
     "locmem": "django.core.cache.backends.locmem.LocMemCache",
     "dummy": "django.core.cache.backends.dummy.DummyCache",
 }

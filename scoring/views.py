@@ -455,7 +455,7 @@ def board(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
         )
 
     body = mark_safe(
-        live.fragment(f"board-{shown.round.pk if shown else 0}-{chosen}", stamp, render_body)
+        live.fragment(event, f"board-{shown.round.pk if shown else 0}-{chosen}", render_body)
     )
     if request.htmx:
         return live.set_validators(HttpResponse(body), etag, stamp.last_modified)

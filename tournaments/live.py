@@ -10,32 +10,42 @@ whichever app server it reaches. A writer forgets the stamp when it bumps the ve
 again when its transaction commits, so a reader that raced it keeps an old stamp for at
 most ``STAMP_SECONDS``.
 
-Rendered responses and fragments are cached under the stamp: one render per version, per
-language and per view, shared by every app server through Redis. While one request renders
-a new version, the others are served the previous version (with its own ETag, so they ask
-again) instead of rendering it too: no stampede when a result lands in front of a hall
-full of phones. Nothing here is kept in process memory.
+Rendered responses are cached under the stamp — one render per version, per language and
+per view, shared by every app server through Redis — raw and gzip-compressed, and the
+latest one also under the event's slugs, so an unconditional poll is one round trip to
+Redis. While one request renders a new version the others are served the previous one
+(with its own ETag, so they ask again) instead of rendering it too: no stampede when a
+result lands in front of a hall full of phones. Anonymous visitors' full pages are cached
+the same way, with their CSRF token and CSP nonce put in per request.
+
+Nothing here is kept in process memory.
 """
 
 from __future__ import annotations
 
 import gzip
+import re
 from dataclasses import dataclass
 from functools import wraps
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
+from django.middleware.csrf import get_token
 from django.utils import translation
-from django.utils.cache import get_conditional_response, patch_vary_headers
-from django.utils.http import http_date
+from django.utils.http import http_date, parse_http_date_safe
 
 STAMP_SECONDS = 2
-FRAGMENT_SECONDS = 15 * 60
+# A version is looked up by its own name only while stamps may lag (seconds) and renders
+# race; the latest rendered stays under the event's slugs much longer.
+VERSION_SECONDS = 60
+LATEST_SECONDS = 3600
 RENDER_LOCK_SECONDS = 10
 # Below this size a compressed copy saves too little to be worth keeping.
 GZIP_MIN_BYTES = 1024
+VARY = "HX-Request, Cookie, Accept-Encoding"
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -65,10 +75,12 @@ def stamp_of(event) -> Stamp:
     return Stamp(event.pk, event.version, event.changed_at.timestamp(), event.tournament.is_public)
 
 
-def get_stamp(slug: str, event_slug: str) -> Stamp | None:
-    """The event's current stamp: from the cache, else one query (None: no such event)."""
+def get_stamp(slug: str, event_slug: str, raw=_MISSING) -> Stamp | None:
+    """The event's current stamp: from the cache (``raw``, when already fetched), else one
+    query. None: no such event."""
     key = _stamp_key(slug, event_slug)
-    raw = cache.get(key)
+    if raw is _MISSING:
+        raw = cache.get(key)
     if raw is None:
         from tournaments.models import Event, Tournament
 
@@ -109,60 +121,101 @@ def set_validators(response: HttpResponse, etag: str, last_modified: int) -> Htt
     # Stored, but asked again every time: the answer is a 304 while nothing changed.
     response.headers["Cache-Control"] = "no-cache"
     # The same URL answers the page and its htmx fragment; the language comes from a cookie.
-    patch_vary_headers(response, ("HX-Request", "Cookie", "Accept-Encoding"))
+    response.headers["Vary"] = VARY
     return response
 
 
 def not_modified(request: HttpRequest, etag: str, last_modified: int) -> HttpResponse | None:
-    """A 304 when the client's validators match, else None."""
-    probe = set_validators(HttpResponse(), etag, last_modified)
-    answer = get_conditional_response(
-        request, etag=etag, last_modified=last_modified, response=probe
-    )
-    return None if answer is probe else answer
+    """A 304 when the client's validators match (If-None-Match wins over
+    If-Modified-Since, as RFC 9110 says), else None."""
+    if_none_match = request.headers.get("If-None-Match")
+    if if_none_match is not None:
+        tags = {tag.strip().removeprefix("W/") for tag in if_none_match.split(",")}
+        fresh = etag in tags or "*" in tags
+    else:
+        since = request.headers.get("If-Modified-Since")
+        since_time = parse_http_date_safe(since) if since else None
+        fresh = since_time is not None and last_modified <= since_time
+    if not fresh:
+        return None
+    return set_validators(HttpResponseNotModified(), etag, last_modified)
 
 
 # --------------------------------------------------------------------------- caching
 
 
-def _entry(content: bytes, content_type: str) -> tuple:
-    packed = gzip.compress(content, 6) if len(content) >= GZIP_MIN_BYTES else None
-    return (content, content_type, packed)
+def _encoding(request: HttpRequest) -> str:
+    return "gz" if "gzip" in request.headers.get("Accept-Encoding", "") else "raw"
 
 
-def _response_from(entry: tuple, request: HttpRequest) -> HttpResponse:
-    content, content_type, packed = entry
-    if packed is not None and "gzip" in request.headers.get("Accept-Encoding", ""):
-        response = HttpResponse(packed, content_type=content_type)
-        response.headers["Content-Encoding"] = "gzip"
-        return response
-    return HttpResponse(content, content_type=content_type)
+def _latest_key(slug: str, event_slug: str, name: str, encoding: str) -> str:
+    return f"live-latest:{slug}:{event_slug}:{name}:{encoding}"
 
 
-def cached_render(name: str, stamp: Stamp, render) -> tuple | None:
-    """(content, content_type, gzipped) for ``name`` at this version, rendering it with
-    ``render()`` (-> HttpResponse) when nobody has yet. Returns None when ``render``
-    answered anything but 200 (it is not cached). While another request renders this
-    name, the last version rendered is returned instead (as (…, stale stamp token))."""
-    key = f"live:{stamp.token}:{name}"
-    entry = cache.get(key)
-    if entry is not None:
-        return entry, stamp.token
-    latest_key = f"live-latest:{stamp.event_id}:{name}"
-    lock_key = f"live-lock:{stamp.event_id}:{name}"
-    if not cache.add(lock_key, 1, RENDER_LOCK_SECONDS):
+def _version_of(token: str) -> int:
+    return int(token.split(".")[1])
+
+
+def cached_render(
+    slug: str,
+    event_slug: str,
+    name: str,
+    stamp: Stamp,
+    render,
+    *,
+    encoding: str = "raw",
+    latest=_MISSING,
+):
+    """``(content, content_type, gzipped, token)`` of ``name`` for this version, rendering
+    it with ``render()`` (-> HttpResponse) when nobody has yet; or ``render``'s own answer
+    when it is not a 200 (not cached). While another request renders this version, the
+    latest version rendered is returned instead (its ``token`` tells which)."""
+    latest_key = _latest_key(slug, event_slug, name, encoding)
+    if latest is _MISSING:
         latest = cache.get(latest_key)
-        if latest is not None:
-            return latest[1], latest[0]
+    if latest is not None and latest[0] == stamp.token:
+        return latest[1], latest[2], latest[3], latest[0]
+    key = f"live:{stamp.token}:{name}:{encoding}"
+    hit = cache.get(key)
+    if hit is not None:
+        return (*hit, stamp.token)
+    lock_key = f"live-lock:{stamp.event_id}:{name}"
+    locked = cache.add(lock_key, 1, RENDER_LOCK_SECONDS)
+    if not locked and latest is not None:
+        return latest[1], latest[2], latest[3], latest[0]
     try:
         response = render()
         if response.status_code != 200 or response.streaming:
-            return response, None
-        entry = _entry(response.content, response["Content-Type"])
-        cache.set_many({key: entry, latest_key: (stamp.token, entry)}, FRAGMENT_SECONDS)
+            return response
+        raw, content_type = response.content, response["Content-Type"]
+        packed = gzip.compress(raw, 6) if len(raw) >= GZIP_MIN_BYTES else None
+        copies = {"raw": (raw, content_type, False)}
+        copies["gz"] = (packed, content_type, True) if packed else copies["raw"]
+        cache.set_many(
+            {f"live:{stamp.token}:{name}:{enc}": copy for enc, copy in copies.items()},
+            VERSION_SECONDS,
+        )
+        # The latest copy never goes back to an older version (a reader with a lagging
+        # stamp may render one after a newer one was stored).
+        if latest is None or _version_of(latest[0]) <= stamp.version:
+            cache.set_many(
+                {
+                    _latest_key(slug, event_slug, name, enc): (stamp.token, *copy)
+                    for enc, copy in copies.items()
+                },
+                LATEST_SECONDS,
+            )
     finally:
-        cache.delete(lock_key)
-    return entry, stamp.token
+        if locked:
+            cache.delete(lock_key)
+    return (*copies[encoding], stamp.token)
+
+
+def _response(content: bytes, content_type: str, gzipped: bool) -> HttpResponse:
+    response = HttpResponse(content, content_type=content_type)
+    if gzipped:
+        response.headers["Content-Encoding"] = "gzip"
+    return response
 
 
 def live_response(
@@ -171,10 +224,10 @@ def live_response(
     """Decorate a public view of one event (``slug``, ``event_slug``, …): answer 304 when
     nothing changed, else the response rendered once for this version.
 
-    ``htmx_only``: full pages (with their CSRF token and CSP nonce) are rendered as usual;
-    only the polled fragment is cached. ``spectators_only``: a visitor with a session (a
-    referee, a chief) gets the usual per-user page. ``query``: the query parameters the
-    view reads (any others are ignored, so they cannot multiply the cached copies).
+    ``htmx_only``: only the polled fragment is cached here (the view caches anonymous full
+    pages itself with :func:`anonymous_page`). ``spectators_only``: a visitor with a
+    session (a referee, a chief) gets the usual per-user page. ``query``: the query
+    parameters the view reads (others are ignored, so they cannot multiply the copies).
     """
 
     def decorate(view):
@@ -189,39 +242,107 @@ def live_response(
                 return call()
             if spectators_only and settings.SESSION_COOKIE_NAME in request.COOKIES:
                 return call()
-            stamp = get_stamp(slug, event_slug)
-            if stamp is None or not stamp.public:
-                return call()  # 404, or a draft that only staff may see
             parts = [kind, *map(str, args), *(f"{k}={v}" for k, v in sorted(kwargs.items()))]
             parts += [f"{k}={request.GET.get(k, '')}" for k in query]
             if request.htmx:
                 parts.append("hx")
-            variant = "-".join(parts + [_language()])
+            parts.append(_language())
+            variant = "-".join(parts)
+            encoding = _encoding(request)
+            conditional = "If-None-Match" in request.headers or (
+                "If-Modified-Since" in request.headers
+            )
+            if conditional:
+                stamp, latest = get_stamp(slug, event_slug), _MISSING
+            else:
+                # One round trip: the stamp and the latest copy together.
+                stamp_key = _stamp_key(slug, event_slug)
+                latest_key = _latest_key(slug, event_slug, variant, encoding)
+                found = cache.get_many([stamp_key, latest_key])
+                stamp = get_stamp(slug, event_slug, found.get(stamp_key))
+                latest = found.get(latest_key)
+            if stamp is None or not stamp.public:
+                return call()  # 404, or a draft that only staff may see
             etag = etag_for(stamp, variant)
-            answer = not_modified(request, etag, stamp.last_modified)
-            if answer is not None:
-                return answer
-            entry, token = cached_render(variant, stamp, call)
-            if token is None:
-                return entry  # the view's own answer (404 …), not cached
+            if conditional:
+                answer = not_modified(request, etag, stamp.last_modified)
+                if answer is not None:
+                    return answer
+            got = cached_render(
+                slug, event_slug, variant, stamp, call, encoding=encoding, latest=latest
+            )
+            if isinstance(got, HttpResponse):
+                return got  # the view's own answer (404 …), not cached
+            content, content_type, gzipped, token = got
             if token != stamp.token:
                 # A previous version while another request renders this one.
                 etag = f'"{token}-{variant}"'
-            response = _response_from(entry, request)
-            return set_validators(response, etag, stamp.last_modified)
+            return set_validators(
+                _response(content, content_type, gzipped), etag, stamp.last_modified
+            )
 
         return wrapper
 
     return decorate
 
 
-def fragment(name: str, stamp: Stamp, render) -> str:
-    """A piece of a page (HTML) rendered once per version and language: ``render()`` ->
-    str. Full pages embed the cached body and render only their own frame."""
-    variant = f"{name}-{_language()}"
+def fragment(event, name: str, render) -> str:
+    """A piece of a page (HTML) rendered once per version and language of ``event`` (loaded
+    with its tournament): ``render()`` -> str. Full pages embed the cached body and render
+    only their own frame."""
+    got = cached_render(
+        event.tournament.slug,
+        event.slug,
+        f"{name}-{_language()}",
+        stamp_of(event),
+        lambda: HttpResponse(render()),
+    )
+    return got[0].decode()
 
-    def as_response():
-        return HttpResponse(render())
 
-    entry, _token = cached_render(variant, stamp, as_response)
-    return entry[0].decode()
+# --------------------------------------------------------------------------- full pages
+
+CSRF_MARK = "\x00csrf\x00"
+NONCE_MARK = "\x00nonce\x00"
+_CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+def anonymous_page(request: HttpRequest, name: str, render) -> HttpResponse:
+    """A full page for a visitor without a session, cached per version and language; the
+    CSRF token and the CSP nonce (different for every request) are put in afterwards.
+    ``render()`` renders it for this request. Anyone else gets ``render()`` itself."""
+    if (
+        request.method not in ("GET", "HEAD")
+        or request.GET
+        or settings.SESSION_COOKIE_NAME in request.COOKIES
+        or "messages" in request.COOKIES
+    ):
+        return render()
+    match = request.resolver_match
+    slug, event_slug = match.kwargs["slug"], match.kwargs["event_slug"]
+    stamp = get_stamp(slug, event_slug)
+    if stamp is None or not stamp.public:
+        return render()
+    first = []
+
+    def render_with_marks() -> HttpResponse:
+        response = render()
+        first.append(response)
+        if response.status_code != 200:
+            return response
+        html = response.content.decode()
+        token = _CSRF_INPUT.search(html)
+        nonce = str(request._csp_nonce)
+        if token is None or nonce not in html:
+            return HttpResponse(status=204)  # not a page this helper knows: not cached
+        html = html.replace(token.group(1), CSRF_MARK).replace(nonce, NONCE_MARK)
+        return HttpResponse(html, content_type=response["Content-Type"])
+
+    got = cached_render(slug, event_slug, f"page-{name}-{_language()}", stamp, render_with_marks)
+    if first:
+        return first[0]  # this request rendered it: its own response as it is
+    if isinstance(got, HttpResponse):
+        return render()
+    html = got[0].decode()
+    html = html.replace(CSRF_MARK, get_token(request)).replace(NONCE_MARK, str(request._csp_nonce))
+    return HttpResponse(html, content_type=got[1])

@@ -49,24 +49,27 @@ def _bracket_body(request: HttpRequest, event: Event) -> str:
         }
         return render_to_string("tournaments/bracket.html#bracket_body", context, request)
 
-    return mark_safe(live.fragment("bracket-body", live.stamp_of(event), render_body))
+    return mark_safe(live.fragment(event, "bracket-body", render_body))
 
 
 @live_response("bracket", htmx_only=True)
 def bracket_page(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
-    event = _public_event(request, slug, event_slug)
-    body = _bracket_body(request, event)
     if request.htmx:
-        return HttpResponse(body)
-    context = {
-        "tournament": event.tournament,
-        "event": event,
-        "body_html": body,
-        "poll_seconds": POLL_SECONDS,
-        "can_manage": is_organiser(request.user, event.tournament),
-        "can_referee": is_chief(request.user, event.tournament),
-    }
-    return render(request, "tournaments/bracket.html", context)
+        return HttpResponse(_bracket_body(request, _public_event(request, slug, event_slug)))
+
+    def page():
+        event = _public_event(request, slug, event_slug)
+        context = {
+            "tournament": event.tournament,
+            "event": event,
+            "body_html": _bracket_body(request, event),
+            "poll_seconds": POLL_SECONDS,
+            "can_manage": is_organiser(request.user, event.tournament),
+            "can_referee": is_chief(request.user, event.tournament),
+        }
+        return render(request, "tournaments/bracket.html", context)
+
+    return live.anonymous_page(request, "bracket", page)
 
 
 @live_response("bracket-json")

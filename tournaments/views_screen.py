@@ -88,10 +88,7 @@ def screen_slides(event: Event) -> tuple[list[dict], object]:
     return slides, now
 
 
-@live_response("screen", htmx_only=True)
-def screen_page(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
-    event = _public_event(request, slug, event_slug)
-
+def _screen_body(request: HttpRequest, event: Event) -> str:
     def render_body():
         slides, now = screen_slides(event)
         context = {
@@ -103,16 +100,22 @@ def screen_page(request: HttpRequest, slug: str, event_slug: str) -> HttpRespons
         }
         return render_to_string("tournaments/screen.html#screen_body", context, request)
 
-    body = mark_safe(live.fragment("screen-body", live.stamp_of(event), render_body))
+    return mark_safe(live.fragment(event, "screen-body", render_body))
+
+
+@live_response("screen", htmx_only=True)
+def screen_page(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
     if request.htmx:
-        return HttpResponse(body)
-    return render(
-        request,
-        "tournaments/screen.html",
-        {
+        return HttpResponse(_screen_body(request, _public_event(request, slug, event_slug)))
+
+    def page():
+        event = _public_event(request, slug, event_slug)
+        context = {
             "tournament": event.tournament,
             "event": event,
-            "body_html": body,
+            "body_html": _screen_body(request, event),
             "slide_seconds": SLIDE_SECONDS,
-        },
-    )
+        }
+        return render(request, "tournaments/screen.html", context)
+
+    return live.anonymous_page(request, "screen", page)

@@ -409,3 +409,38 @@ def test_healthz_answers_without_the_database(client, db, django_assert_num_quer
     with django_assert_num_queries(0):
         response = client.get("/healthz")
     assert response.status_code == 200 and response.content == b"ok"
+
+
+def test_anonymous_full_pages_are_cached_with_a_fresh_csrf_token_and_nonce_each_time(
+    client, db, django_assert_num_queries
+):
+    import re
+
+    from django.test import Client
+
+    make_event(8)
+    first = client.get(url("tournaments-bracket"))
+    second_client = Client(enforce_csrf_checks=True)
+    with django_assert_num_queries(0):
+        second = second_client.get(url("tournaments-bracket"))
+    html = second.content.decode()
+    assert "\x00" not in html and 'id="bracket-body"' in html
+    nonce = re.search(r'nonce="([^"]+)"', html).group(1)
+    assert f"'nonce-{nonce}'" in second.headers["Content-Security-Policy"]
+    assert nonce not in first.content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
+    assert token not in first.content.decode() and f'"X-CSRFToken": "{token}"' in html
+    assert "csrftoken" in second.cookies
+    # The language switch works with the token the cached page carries.
+    switched = second_client.post(
+        reverse("set_language"), {"language": "en", "next": "/", "csrfmiddlewaretoken": token}
+    )
+    assert switched.status_code == 302
+
+
+def test_a_logged_in_visitor_never_gets_the_anonymous_copy(client, db):
+    make_event(8)
+    client.get(url("tournaments-bracket"))
+    client.force_login(User.objects.create_user("wang"))
+    html = client.get(url("tournaments-bracket")).content.decode()
+    assert "wang" in html

@@ -37,7 +37,7 @@ def redis_cache(settings):
     prefix = f"gc-test-{uuid.uuid4().hex[:12]}"
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "guandan_cup.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": prefix,
             "TIMEOUT": 120,

@@ -128,8 +128,8 @@ def test_check_deploy_is_clean_with_production_like_settings():
 @pytest.mark.parametrize(
     ("url", "backend"),
     [
-        ("redis://127.0.0.1:6379/0", "django.core.cache.backends.redis.RedisCache"),
-        ("rediss://:secret@cache.example:6380/1", "django.core.cache.backends.redis.RedisCache"),
+        ("redis://127.0.0.1:6379/0", "guandan_cup.cache.RedisCache"),
+        ("rediss://:secret@cache.example:6380/1", "guandan_cup.cache.RedisCache"),
         ("locmem://", "django.core.cache.backends.locmem.LocMemCache"),
         ("dummy://", "django.core.cache.backends.dummy.DummyCache"),
     ],
@@ -182,7 +182,7 @@ def test_production_shares_redis_reuses_connections_and_hashes_static_files():
         REDIS_URL="redis://127.0.0.1:6379/0",
         DATABASE_URL="postgres://postgres@127.0.0.1:5432/guandan_cup",
     )
-    assert cache == "django.core.cache.backends.redis.RedisCache"
+    assert cache == "guandan_cup.cache.RedisCache"
     assert sessions == "django.contrib.sessions.backends.cached_db"
     assert max_age == 60 and health is True
     assert static == "whitenoise.storage.CompressedManifestStaticFilesStorage"

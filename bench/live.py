@@ -86,6 +86,11 @@ def say(text: str = "") -> None:
     print(text, flush=True)
 
 
+def load() -> str:
+    one, five, _fifteen = os.getloadavg()
+    return f"load average {one:.1f} (5 min {five:.1f})"
+
+
 # --------------------------------------------------------------------------- preflight
 
 
@@ -101,8 +106,12 @@ def preflight() -> None:
 
         parts = urllib.parse.urlsplit(DATABASE_URL)
         psycopg.connect(
-            host=parts.hostname, port=parts.port or 5432, user=parts.username or "postgres",
-            password=parts.password or None, dbname="postgres", connect_timeout=3,
+            host=parts.hostname,
+            port=parts.port or 5432,
+            user=parts.username or "postgres",
+            password=parts.password or None,
+            dbname="postgres",
+            connect_timeout=3,
         ).close()
     except Exception as err:  # noqa: BLE001 - any reason is reported as is
         problems.append(
@@ -130,8 +139,12 @@ def fresh_database() -> None:
     parts = urllib.parse.urlsplit(DATABASE_URL)
     name = parts.path.lstrip("/")
     with psycopg.connect(
-        host=parts.hostname, port=parts.port or 5432, user=parts.username or "postgres",
-        password=parts.password or None, dbname="postgres", autocommit=True,
+        host=parts.hostname,
+        port=parts.port or 5432,
+        user=parts.username or "postgres",
+        password=parts.password or None,
+        dbname="postgres",
+        autocommit=True,
     ) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
@@ -207,9 +220,11 @@ def build_event(var_dir: str) -> Setup:
         .exclude(away=None)
         .order_by("round__number", "index")
     )
+    # The hall's referee records on the last eight ties; the 50 share the others.
+    hall, shared = ties[-8:], ties[:-8]
     referees = []
     for i, user in enumerate(users):
-        mine = ties[i::REFEREES] if i < REFEREES else ties[:4]
+        mine = shared[i::REFEREES] if i < REFEREES else hall
         Match.objects.filter(pk__in=[m.pk for m in mine]).update(referee=user)
         store = SessionStore()
         store["_auth_user_id"] = str(user.pk)
@@ -217,18 +232,13 @@ def build_event(var_dir: str) -> Setup:
         store["_auth_user_hash"] = user.get_session_auth_hash()
         store.create()
         table_ids = list(
-            TableMatch.objects.filter(match__in=mine).order_by("match_id", "number").values_list(
-                "pk", flat=True
-            )
+            TableMatch.objects.filter(match__in=mine)
+            .order_by("match_id", "number")
+            .values_list("pk", flat=True)
         )
         referees.append(Referee(store.session_key, get_random_string(32), table_ids))
-    # The last login records deals while the phones poll (the "hall"), on other tables.
+    # The last login records deals while the phones poll (the "hall"), on its own tables.
     writer = referees.pop()
-    writer.tables = list(
-        TableMatch.objects.filter(match__in=ties[-8:]).values_list("pk", flat=True)
-    )
-    for r in referees:
-        r.tables = [t for t in r.tables if t not in set(writer.tables)]
     from django.db import connection
 
     connection.close()
@@ -555,9 +565,7 @@ def exactly_once(setup: Setup, log: DealLog) -> tuple[bool, str]:
     rows = TableEvent.objects.filter(table_id__in=tables)
     stored = {(t, k) for t, k in rows.values_list("table_id", "key")}
     missing = [k for k in log.acknowledged if k not in stored]
-    twice = list(
-        rows.values("table_id", "key").annotate(n=Count("id")).filter(n__gt=1)[:5]
-    )
+    twice = list(rows.values("table_id", "key").annotate(n=Count("id")).filter(n__gt=1)[:5])
     extra = len(stored) - len(set(log.acknowledged) & stored)
     ok = not missing and not twice
     return ok, (
@@ -606,21 +614,36 @@ def main() -> None:
         etag = headers["ETag"]
         status304, _h, _b = http_get(bracket, {"HX-Request": "true", "If-None-Match": etag})
         assert status304 == 304, f"the 304 path answered {status304}"
-        say(f"bracket fragment: {len(body) / 1024:.0f} KB, page {len(http_get(bracket)[2]) / 1024:.0f} KB")
+        say(
+            f"bracket fragment: {len(body) / 1024:.0f} KB, page {len(http_get(bracket)[2]) / 1024:.0f} KB"
+        )
 
-        say(f"wrk: {WRK_THREADS} threads, {WRK_CONNECTIONS} connections, {SECONDS} s each")
+        say(
+            f"wrk: {WRK_THREADS} threads, {WRK_CONNECTIONS} connections, {SECONDS} s each; {load()}"
+        )
         results.append(wrk("trivial view (/healthz)", "/healthz"))
         results.append(wrk("bracket page (full, 256 teams)", bracket))
         results.append(
-            wrk("bracket poll, changed (htmx, gzip)", bracket, {"HX-Request": "true", "Accept-Encoding": "gzip"})
+            wrk(
+                "bracket poll, changed (htmx, gzip)",
+                bracket,
+                {"HX-Request": "true", "Accept-Encoding": "gzip"},
+            )
         )
         results.append(wrk("bracket.json", bracket_json))
         results.append(wrk("bracket.json (gzip)", bracket_json, {"Accept-Encoding": "gzip"}))
         results.append(
-            wrk("304 path (bracket poll, ETag matches)", bracket, {"HX-Request": "true", "If-None-Match": etag})
+            wrk(
+                "304 path (bracket poll, ETag matches)",
+                bracket,
+                {"HX-Request": "true", "If-None-Match": etag},
+            )
         )
 
-        say(f"phones: {PHONES} polling every {POLL_SECONDS} s for {3 * SECONDS} s, referees recording deals meanwhile")
+        say(
+            f"phones: {PHONES} polling every {POLL_SECONDS} s for {3 * SECONDS} s, referees "
+            f"recording deals meanwhile; {load()}"
+        )
         polls, hall, seconds = asyncio.run(phones_run(setup, 3 * SECONDS))
         p50, p95, p99 = percentiles(polls.latencies)
         done = sum(polls.statuses.values())
@@ -638,7 +661,7 @@ def main() -> None:
             )
         )
 
-        say(f"referees: {len(setup.referees)} at once for {2 * SECONDS} s")
+        say(f"referees: {len(setup.referees)} at once for {2 * SECONDS} s; {load()}")
         deals, seconds = asyncio.run(referees_run(setup, 2 * SECONDS))
         p50, p95, p99 = percentiles(deals.latencies)
         results.append(
@@ -668,6 +691,7 @@ def main() -> None:
         )
     say()
     say(f"exactly once: {'yes' if ok else 'NO'} — {detail}")
+    say(f"after the load: {load()} (other work on this machine shares its two cores)")
 
     say()
     say("offline figures:")

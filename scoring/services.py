@@ -216,15 +216,17 @@ def record_event(
     if not key:
         raise TableError("no_key", _("缺少提交标识，请刷新页面后重试。"))
     table = _locked(table)
-    existing = table.events.filter(key=key).first()
+    # Every event of the table in one query: the resend check, the record and the next seq.
+    recorded = list(table.events.order_by("seq"))
+    payloads = [e.payload for e in recorded if e.undone_at is None]
+    existing = next((e for e in recorded if e.key == key), None)
     if existing is not None:
-        _state, described = replay_table(table)
+        _state, described = replay_table(table, payloads)
         text = next((d for p, d in described if p == existing.payload), "")
         return table, text, False
     if table.status != TableMatch.Status.OPEN:
         raise TableError("closed", _("这一台的结果已提交，不能再录入；更正请由裁判长办理。"))
     _check_version(table, expected_version)
-    payloads = [e.payload for e in active_events(table)]
     try:
         parsed = parse_event(event)
     except GuandanError as err:
@@ -244,7 +246,7 @@ def record_event(
     new = [payload] + ([{"time_up": True}] if follow_with_time_up else [])
     before_state, _d = replay_table(table, payloads)
     state, described = replay_table(table, payloads + new)
-    seq = (table.events.aggregate(m=Max("seq"))["m"] or 0) + 1
+    seq = (recorded[-1].seq if recorded else 0) + 1
     for offset, item in enumerate(new):
         TableEvent.objects.create(
             table=table,

@@ -41,7 +41,10 @@ def _empty_cache():
     same ids in the next, and live pages cache by event id and version."""
     from django.core.cache import cache
 
+    from tournaments import live
+
     cache.clear()
+    live._memo.clear()
     yield
 
 

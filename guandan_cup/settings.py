@@ -118,6 +118,9 @@ CACHES = {
         "TIMEOUT": 3600,
     }
 }
+# How long a process may reuse the event version stamp it last read from the cache before
+# asking again (tournaments/live.py): every app server sees a change within this time.
+LIVE_STAMP_MEMO_SECONDS = 0 if TESTING else float(os.environ.get("LIVE_STAMP_MEMO_SECONDS", "1"))
 if CACHES["default"]["BACKEND"].endswith("RedisCache"):
     # Sessions read from the shared cache, written through to the database.
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"

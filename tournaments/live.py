@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import time
 from dataclasses import dataclass
 from functools import wraps
 
@@ -75,11 +76,33 @@ def stamp_of(event) -> Stamp:
     return Stamp(event.pk, event.version, event.changed_at.timestamp(), event.tournament.is_public)
 
 
+# Each process may remember a stamp it read from the shared cache for up to this long
+# (settings.LIVE_STAMP_MEMO_SECONDS): a 304 is then answered without even a round trip to
+# Redis. It is a copy of shared state, not state: every server sees a new version within
+# this time, and the process that made the change at once.
+_memo: dict[str, tuple[float, tuple]] = {}
+
+
+def _memo_seconds() -> float:
+    return getattr(settings, "LIVE_STAMP_MEMO_SECONDS", 0)
+
+
+def memoised_stamp(slug: str, event_slug: str):
+    """The raw stamp this process read less than LIVE_STAMP_MEMO_SECONDS ago, else None."""
+    found = _memo.get(_stamp_key(slug, event_slug))
+    if found is not None and found[0] > time.monotonic():
+        return found[1]
+    return None
+
+
 def get_stamp(slug: str, event_slug: str, raw=_MISSING) -> Stamp | None:
-    """The event's current stamp: from the cache (``raw``, when already fetched), else one
-    query. None: no such event."""
+    """The event's current stamp: remembered by this process for a moment, else from the
+    cache (``raw``, when already fetched), else one query. None: no such event."""
     key = _stamp_key(slug, event_slug)
     if raw is _MISSING:
+        raw = memoised_stamp(slug, event_slug)
+        if raw is not None:
+            return Stamp(*raw)
         raw = cache.get(key)
     if raw is None:
         from tournaments.models import Event, Tournament
@@ -93,6 +116,8 @@ def get_stamp(slug: str, event_slug: str, raw=_MISSING) -> Stamp | None:
             return None
         raw = (row[0], row[1], row[2].timestamp(), row[3] != Tournament.Status.DRAFT)
         cache.set(key, raw, STAMP_SECONDS)
+    if _memo_seconds() > 0:
+        _memo[key] = (time.monotonic() + _memo_seconds(), tuple(raw))
     return Stamp(*raw)
 
 
@@ -100,8 +125,13 @@ def forget_stamp(slug: str, event_slug: str) -> None:
     """Called by whatever bumps a version: now, and once more when the transaction commits
     (a reader may have cached the old version in between)."""
     key = _stamp_key(slug, event_slug)
-    cache.delete(key)
-    transaction.on_commit(lambda: cache.delete(key))
+
+    def forget():
+        cache.delete(key)
+        _memo.pop(key, None)
+
+    forget()
+    transaction.on_commit(forget)
 
 
 # --------------------------------------------------------------------------- validators
@@ -252,7 +282,8 @@ def live_response(
             conditional = "If-None-Match" in request.headers or (
                 "If-Modified-Since" in request.headers
             )
-            if conditional:
+            memo = memoised_stamp(slug, event_slug)
+            if conditional or memo is not None:
                 stamp, latest = get_stamp(slug, event_slug), _MISSING
             else:
                 # One round trip: the stamp and the latest copy together.

@@ -444,3 +444,29 @@ def test_a_logged_in_visitor_never_gets_the_anonymous_copy(client, db):
     client.force_login(User.objects.create_user("wang"))
     html = client.get(url("tournaments-bracket")).content.decode()
     assert "wang" in html
+
+
+def test_a_process_may_remember_a_stamp_for_a_moment_but_forgets_it_on_a_change(
+    client, db, settings, monkeypatch, django_assert_num_queries
+):
+    settings.LIVE_STAMP_MEMO_SECONDS = 60
+    event = make_event(8)
+    etag = client.get(url("tournaments-bracket"), **HTMX).headers["ETag"]
+
+    class NoCache:
+        def __getattr__(self, name):
+            raise AssertionError("the shared cache was asked")
+
+    real = live.cache
+    monkeypatch.setattr(live, "cache", NoCache())
+    with django_assert_num_queries(0):
+        assert (
+            client.get(url("tournaments-bracket"), HTTP_IF_NONE_MATCH=etag, **HTMX).status_code
+            == 304
+        )
+    monkeypatch.setattr(live, "cache", real)
+    event.bump_version()  # in this process: the memo goes at once
+    assert (
+        client.get(url("tournaments-bracket"), HTTP_IF_NONE_MATCH=etag, **HTMX).status_code == 200
+    )
+    live._memo.clear()

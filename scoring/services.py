@@ -9,6 +9,8 @@ on (a second device writing on an old page is refused), and the table row is loc
 
 from __future__ import annotations
 
+from functools import wraps
+
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -190,15 +192,33 @@ def _save_state(table: TableMatch, state) -> None:
     table.winner = state.winner or "" if state.match_over else ""
     table.version += 1
     table.save(update_fields=["state", "winner", "version"])
-    event = table.match.round.stage.event
     if table.match.status == Match.Status.PENDING:
         Match.objects.filter(pk=table.match_id, status=Match.Status.PENDING).update(
             status=Match.Status.IN_PROGRESS
         )
-    event.bump_version()
 
 
-@transaction.atomic
+def _announce_after(write):
+    """Run ``write`` in a transaction of its own, then grow the event's version in a
+    statement of its own. Every table of an event shares the event row: were it updated
+    inside the write, fifty referees recording at once would queue on its lock. The new
+    version is never seen before the change it announces; a change seen a moment before
+    its version is cached under the old one and replaced at the next poll."""
+
+    atomic = transaction.atomic(write)
+
+    @wraps(write)
+    def wrapper(*args, **kwargs):
+        result = atomic(*args, **kwargs)
+        table, changed = (result[0], result[2]) if isinstance(result, tuple) else (result, True)
+        if changed:
+            table.match.round.stage.event.bump_version()
+        return result
+
+    return wrapper
+
+
+@_announce_after
 def record_event(
     *,
     table: TableMatch,
@@ -274,7 +294,7 @@ def record_event(
     return table, text, True
 
 
-@transaction.atomic
+@_announce_after
 def undo_last(*, table: TableMatch, user=None, expected_version: int | None = None) -> TableMatch:
     """Undo the last recorded event while the result is not submitted (kept, marked undone)."""
     table = _locked(table)
@@ -308,7 +328,7 @@ def undo_last(*, table: TableMatch, user=None, expected_version: int | None = No
     return table
 
 
-@transaction.atomic
+@_announce_after
 def submit_table(
     *, table: TableMatch, user=None, expected_version: int | None = None
 ) -> TableMatch:
@@ -325,7 +345,6 @@ def submit_table(
     )
     table.version += 1
     table.save(update_fields=["status", "submitted_by", "submitted_at", "version"])
-    table.match.round.stage.event.bump_version()
     _audit(
         table,
         user,
@@ -483,6 +502,7 @@ def correct_table(*, table: TableMatch, events: list[dict], reason: str, user) -
             update_fields=["status", "submitted_by", "submitted_at", "confirmed_by", "confirmed_at"]
         )
     _audit(table, user, "correct", _("更正记录"), before=before, after=table.state, reason=reason)
+    table.match.round.stage.event.bump_version()
     if old_status == TableMatch.Status.CONFIRMED and (
         old_winner != table.winner or table.status != old_status
     ):

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models.functions import Now
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -100,7 +99,7 @@ class Tournament(models.Model):
         from tournaments import live
 
         events = Event.objects.filter(tournament_id=self.pk)
-        events.update(version=models.F("version") + 1, changed_at=Now())
+        events.update(version=models.F("version") + 1, changed_at=timezone.now())
         for event_slug in events.values_list("slug", flat=True):
             live.forget_stamp(self.slug, event_slug)
 
@@ -292,10 +291,20 @@ class Event(models.Model):
     def bump_version(self) -> None:
         """Record that something the live pages show changed (an UPDATE … SET version =
         version + 1), and make every app server see it at once (tournaments/live.py)."""
+        from django.db import connection
+
         from tournaments import live
 
-        Event.objects.filter(pk=self.pk).update(version=models.F("version") + 1, changed_at=Now())
-        self.refresh_from_db(fields=["version", "changed_at"])
+        now = timezone.now()
+        table = connection.ops.quote_name(Event._meta.db_table)
+        with connection.cursor() as cursor:
+            # One statement that also answers the new version (PostgreSQL and SQLite ≥ 3.35).
+            cursor.execute(
+                f"UPDATE {table} SET version = version + 1, changed_at = %s WHERE id = %s "
+                "RETURNING version",
+                [now, self.pk],
+            )
+            self.version, self.changed_at = cursor.fetchone()[0], now
         live.forget_stamp(self.tournament.slug, self.slug)
 
     @property

@@ -117,8 +117,9 @@ def active_events(table: TableMatch) -> list[TableEvent]:
     return list(table.events.filter(undone_at__isnull=True).order_by("seq"))
 
 
-def replay_table(table: TableMatch, events: list[dict] | None = None):
-    """(state, [(event, description) …]) of a table, from its active events."""
+def replay_table(table: TableMatch, events: list[dict] | None = None, *, describe_from: int = 0):
+    """(state, [(event, description) …]) of a table, from its active events. Events before
+    ``describe_from`` are replayed but not described (their description is "")."""
     rules = table.match.round.stage.event.rules()
     payloads = [e.payload for e in active_events(table)] if events is None else events
     names = {"A": pair_name(table.home_pair), "B": pair_name(table.away_pair)}
@@ -130,7 +131,8 @@ def replay_table(table: TableMatch, events: list[dict] | None = None):
             after = apply_event(state, event, rules)
         except GuandanError as err:
             raise TableError(err.code, err.message, event_index=index) from None
-        described.append((payload, describe(state, event, after, rules, names=names)))
+        text = describe(state, event, after, rules, names=names) if index >= describe_from else ""
+        described.append((payload, text))
         state = after
     return state, described
 
@@ -290,8 +292,9 @@ def record_event(
         # A deal that passes A wins the match outright (rules §7.1): no time_up after it.
         follow_with_time_up = not replay_table(table, payloads + [payload])[0].match_over
     new = [payload] + ([{"time_up": True}] if follow_with_time_up else [])
-    before_state, _d = replay_table(table, payloads)
-    state, described = replay_table(table, payloads + new)
+    # The state before is the table's stored replay; only the new events are described.
+    before = table.state
+    state, described = replay_table(table, payloads + new, describe_from=len(payloads))
     seq = (recorded[-1].seq if recorded else 0) + 1
     for offset, item in enumerate(new):
         TableEvent.objects.create(
@@ -313,7 +316,7 @@ def record_event(
         user,
         "event",
         text,
-        before=state_to_full_dict(before_state, rules),
+        before=before,
         after=table.state,
         reason=reason,
     )

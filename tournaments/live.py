@@ -24,8 +24,11 @@ Nothing here is kept in process memory.
 from __future__ import annotations
 
 import gzip
+import pickle
 import re
+import struct
 import time
+import zlib
 from dataclasses import dataclass
 from functools import wraps
 
@@ -195,11 +198,13 @@ def cached_render(
     *,
     encoding: str = "raw",
     latest=_MISSING,
+    copies_of=None,
 ):
     """``(content, content_type, gzipped, token)`` of ``name`` for this version, rendering
     it with ``render()`` (-> HttpResponse) when nobody has yet; or ``render``'s own answer
     when it is not a 200 (not cached). While another request renders this version, the
-    latest version rendered is returned instead (its ``token`` tells which)."""
+    latest version rendered is returned instead (its ``token`` tells which).
+    ``copies_of(response)`` -> {"raw": …, "gz": …} replaces the plain and gzip copies."""
     latest_key = _latest_key(slug, event_slug, name, encoding)
     if latest is _MISSING:
         latest = cache.get(latest_key)
@@ -217,10 +222,7 @@ def cached_render(
         response = render()
         if response.status_code != 200 or response.streaming:
             return response
-        raw, content_type = response.content, response["Content-Type"]
-        packed = gzip.compress(raw, 6) if len(raw) >= GZIP_MIN_BYTES else None
-        copies = {"raw": (raw, content_type, False)}
-        copies["gz"] = (packed, content_type, True) if packed else copies["raw"]
+        copies = (copies_of or _plain_and_gzip)(response)
         cache.set_many(
             {f"live:{stamp.token}:{name}:{enc}": copy for enc, copy in copies.items()},
             VERSION_SECONDS,
@@ -239,6 +241,14 @@ def cached_render(
         if locked:
             cache.delete(lock_key)
     return (*copies[encoding], stamp.token)
+
+
+def _plain_and_gzip(response: HttpResponse) -> dict:
+    raw, content_type = response.content, response["Content-Type"]
+    packed = gzip.compress(raw, 6) if len(raw) >= GZIP_MIN_BYTES else None
+    copies = {"raw": (raw, content_type, False)}
+    copies["gz"] = (packed, content_type, True) if packed else copies["raw"]
+    return copies
 
 
 def _response(content: bytes, content_type: str, gzipped: bool) -> HttpResponse:
@@ -335,13 +345,16 @@ def fragment(event, name: str, render) -> str:
 
 CSRF_MARK = "\x00csrf\x00"
 NONCE_MARK = "\x00nonce\x00"
+_MARKS = re.compile("(\x00csrf\x00|\x00nonce\x00)")
 _CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 
 def anonymous_page(request: HttpRequest, name: str, render) -> HttpResponse:
     """A full page for a visitor without a session, cached per version and language; the
-    CSRF token and the CSP nonce (different for every request) are put in afterwards.
-    ``render()`` renders it for this request. Anyone else gets ``render()`` itself."""
+    CSRF token and the CSP nonce (different for every request) are put in afterwards —
+    into the cached gzip stream too (see :class:`SplicedGzip`), so a phone's first load of
+    a 256-team bracket is about 10 KB and costs no rendering. ``render()`` renders it for
+    this request; anyone else gets ``render()`` itself."""
     if (
         request.method not in ("GET", "HEAD")
         or request.GET
@@ -369,11 +382,114 @@ def anonymous_page(request: HttpRequest, name: str, render) -> HttpResponse:
         html = html.replace(token.group(1), CSRF_MARK).replace(nonce, NONCE_MARK)
         return HttpResponse(html, content_type=response["Content-Type"])
 
-    got = cached_render(slug, event_slug, f"page-{name}-{_language()}", stamp, render_with_marks)
+    def copies_of(response: HttpResponse) -> dict:
+        parts = _MARKS.split(response.content.decode())
+        content_type = response["Content-Type"]
+        return {
+            "raw": (pickle.dumps(parts), content_type, False),
+            "gz": (pickle.dumps(SplicedGzip(parts)), content_type, True),
+        }
+
+    encoding = _encoding(request)
+    got = cached_render(
+        slug,
+        event_slug,
+        f"page-{name}-{_language()}",
+        stamp,
+        render_with_marks,
+        encoding=encoding,
+        copies_of=copies_of,
+    )
     if first:
         return first[0]  # this request rendered it: its own response as it is
     if isinstance(got, HttpResponse):
         return render()
-    html = got[0].decode()
-    html = html.replace(CSRF_MARK, get_token(request)).replace(NONCE_MARK, str(request._csp_nonce))
-    return HttpResponse(html, content_type=got[1])
+    fill = {CSRF_MARK: get_token(request), NONCE_MARK: str(request._csp_nonce)}
+    cached = pickle.loads(got[0])
+    if encoding == "gz":
+        return _response(cached.join(fill), got[1], True)
+    return _response("".join(fill.get(p, p) for p in cached).encode(), got[1], False)
+
+
+# A gzip stream (RFC 1952) is a header, one deflate stream and the CRC-32 and length of the
+# uncompressed text. Deflate blocks ended with a sync flush are byte-aligned and the next
+# compressor starts afresh, so pieces compressed apart join into one valid stream; the
+# CRC of the whole is combined from the pieces' CRCs (zlib's crc32_combine, in GF(2)).
+_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+
+
+def _gf2_times(matrix: list[int], vector: int) -> int:
+    total, i = 0, 0
+    while vector:
+        if vector & 1:
+            total ^= matrix[i]
+        vector >>= 1
+        i += 1
+    return total
+
+
+def _gf2_square(matrix: list[int]) -> list[int]:
+    return [_gf2_times(matrix, matrix[n]) for n in range(32)]
+
+
+def _crc_shift(length: int) -> list[int]:
+    """The operator that turns crc32(A) into the CRC register after A plus ``length`` zero
+    bytes: crc32(A + B) = shift(len(B)) · crc32(A) ^ crc32(B)."""
+    odd = [0xEDB88320] + [1 << n for n in range(31)]  # one zero bit
+    even = _gf2_square(odd)  # two zero bits
+    odd = _gf2_square(even)  # four zero bits
+    result = [1 << n for n in range(32)]  # identity
+    while True:
+        even = _gf2_square(odd)  # one zero byte, then 4, 16, …
+        if length & 1:
+            result = [_gf2_times(even, column) for column in result]
+        length >>= 1
+        if not length:
+            return result
+        odd = _gf2_square(even)
+        if length & 1:
+            result = [_gf2_times(odd, column) for column in result]
+        length >>= 1
+        if not length:
+            return result
+
+
+def _deflate(data: bytes, *, last: bool) -> bytes:
+    compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
+    return compressor.compress(data) + compressor.flush(
+        zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH
+    )
+
+
+class SplicedGzip:
+    """A page compressed once, with gaps (marks) for the values each request puts in."""
+
+    def __init__(self, parts: list[str]):
+        self.pieces = []
+        for index, part in enumerate(parts):
+            last = index == len(parts) - 1
+            if part in (CSRF_MARK, NONCE_MARK):
+                self.pieces.append(part)
+                continue
+            data = part.encode()
+            self.pieces.append(
+                (_deflate(data, last=last), zlib.crc32(data), len(data), _crc_shift(len(data)))
+            )
+        if self.pieces and isinstance(self.pieces[-1], str):
+            self.pieces.append((_deflate(b"", last=True), 0, 0, _crc_shift(0)))
+
+    def join(self, fill: dict[str, str]) -> bytes:
+        out, crc, size = [_GZIP_HEADER], 0, 0
+        for piece in self.pieces:
+            if isinstance(piece, str):
+                data = fill[piece].encode()
+                # A few dozen bytes: a stored block, from a compressor with a tiny window.
+                compressor = zlib.compressobj(0, zlib.DEFLATED, -9, 1)
+                out.append(compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH))
+                crc, size = zlib.crc32(data, crc), size + len(data)
+            else:
+                packed, piece_crc, length, shift = piece
+                out.append(packed)
+                crc, size = _gf2_times(shift, crc) ^ piece_crc, size + length
+        out.append(struct.pack("<II", crc & 0xFFFFFFFF, size & 0xFFFFFFFF))
+        return b"".join(out)

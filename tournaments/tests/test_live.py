@@ -431,6 +431,17 @@ def test_anonymous_full_pages_are_cached_with_a_fresh_csrf_token_and_nonce_each_
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
     assert token not in first.content.decode() and f'"X-CSRFToken": "{token}"' in html
     assert "csrftoken" in second.cookies
+    # A browser asks for gzip: the same page, from the cached compressed copy, with its own
+    # token and nonce spliced in.
+    packed = Client().get(url("tournaments-bracket"), HTTP_ACCEPT_ENCODING="gzip, br")
+    assert packed.headers["Content-Encoding"] == "gzip"
+    unpacked = gzip.decompress(packed.content).decode()
+    assert len(packed.content) < len(unpacked.encode()) / 2
+    own = re.search(r'nonce="([^"]+)"', unpacked).group(1)
+    assert f"'nonce-{own}'" in packed.headers["Content-Security-Policy"] and own != nonce
+    assert re.sub(r'(nonce="|value="|X-CSRFToken": ")[^"]+', "", unpacked) == re.sub(
+        r'(nonce="|value="|X-CSRFToken": ")[^"]+', "", html
+    )
     # The language switch works with the token the cached page carries.
     switched = second_client.post(
         reverse("set_language"), {"language": "en", "next": "/", "csrfmiddlewaretoken": token}

@@ -53,11 +53,18 @@ def main():
     if "--bracket-only" in sys.argv:
         return
 
-    sheets = synthetic.create_event(tournament_slug="bench", event_slug="sheets", entries=512, pairs_per_team=1)
+    sheets = synthetic.create_event(
+        tournament_slug="bench", event_slug="sheets", entries=512, pairs_per_team=1
+    )
     draws.draw_event(event=sheets, seed=1)
     context = documents.scoresheet_context(sheets, request, round_number=1)
     count = len(context["sheets"])
-    t, pdf = best(lambda: render_pdf("pdf/scoresheets.html", documents.scoresheet_context(sheets, request, round_number=1)), runs=1)
+    t, pdf = best(
+        lambda: render_pdf(
+            "pdf/scoresheets.html", documents.scoresheet_context(sheets, request, round_number=1)
+        ),
+        runs=1,
+    )
     print(f"scoresheets.pdf, {count} sheets: {t:.2f} s ({len(pdf) // 1024} KB)")
 
 

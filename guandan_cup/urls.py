@@ -14,6 +14,7 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("", include("scoring.urls")),
+    # The live pages first (they are polled), then the referee pages.
     path("", include("tournaments.urls")),
+    path("", include("scoring.urls")),
 ]

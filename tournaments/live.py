@@ -30,7 +30,7 @@ import struct
 import time
 import zlib
 from dataclasses import dataclass
-from functools import wraps
+from functools import lru_cache, wraps
 
 from django.conf import settings
 from django.core.cache import cache
@@ -148,9 +148,14 @@ def _language() -> str:
     return translation.get_language() or settings.LANGUAGE_CODE
 
 
+@lru_cache(maxsize=256)
+def _http_date(timestamp: int) -> str:
+    return http_date(timestamp)  # a pure function: formatting it once per version is enough
+
+
 def set_validators(response: HttpResponse, etag: str, last_modified: int) -> HttpResponse:
     response.headers["ETag"] = etag
-    response.headers["Last-Modified"] = http_date(last_modified)
+    response.headers["Last-Modified"] = _http_date(last_modified)
     # Stored, but asked again every time: the answer is a 304 while nothing changed.
     response.headers["Cache-Control"] = "no-cache"
     # The same URL answers the page and its htmx fragment; the language comes from a cookie.
@@ -161,12 +166,12 @@ def set_validators(response: HttpResponse, etag: str, last_modified: int) -> Htt
 def not_modified(request: HttpRequest, etag: str, last_modified: int) -> HttpResponse | None:
     """A 304 when the client's validators match (If-None-Match wins over
     If-Modified-Since, as RFC 9110 says), else None."""
-    if_none_match = request.headers.get("If-None-Match")
+    if_none_match = request.META.get("HTTP_IF_NONE_MATCH")
     if if_none_match is not None:
         tags = {tag.strip().removeprefix("W/") for tag in if_none_match.split(",")}
         fresh = etag in tags or "*" in tags
     else:
-        since = request.headers.get("If-Modified-Since")
+        since = request.META.get("HTTP_IF_MODIFIED_SINCE")
         since_time = parse_http_date_safe(since) if since else None
         fresh = since_time is not None and last_modified <= since_time
     if not fresh:
@@ -278,20 +283,22 @@ def live_response(
 
             if request.method not in ("GET", "HEAD"):
                 return call()
-            if htmx_only and not request.htmx:
+            # META, not request.htmx / request.headers: this path answers most polls and
+            # should do no more than it must.
+            meta = request.META
+            htmx = meta.get("HTTP_HX_REQUEST") == "true"
+            if htmx_only and not htmx:
                 return call()
             if spectators_only and settings.SESSION_COOKIE_NAME in request.COOKIES:
                 return call()
             parts = [kind, *map(str, args), *(f"{k}={v}" for k, v in sorted(kwargs.items()))]
             parts += [f"{k}={request.GET.get(k, '')}" for k in query]
-            if request.htmx:
+            if htmx:
                 parts.append("hx")
             parts.append(_language())
             variant = "-".join(parts)
-            encoding = _encoding(request)
-            conditional = "If-None-Match" in request.headers or (
-                "If-Modified-Since" in request.headers
-            )
+            encoding = "gz" if "gzip" in meta.get("HTTP_ACCEPT_ENCODING", "") else "raw"
+            conditional = "HTTP_IF_NONE_MATCH" in meta or "HTTP_IF_MODIFIED_SINCE" in meta
             memo = memoised_stamp(slug, event_slug)
             if conditional or memo is not None:
                 stamp, latest = get_stamp(slug, event_slug), _MISSING

@@ -45,6 +45,7 @@ def _empty_cache():
 
     cache.clear()
     live._memo.clear()
+    live._local.clear()
     yield
 
 

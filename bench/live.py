@@ -63,6 +63,7 @@ ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 # A real table plays a deal in two or three minutes; every 2 s is a hall 60× as busy.
 DEAL_EVERY = float(os.environ.get("BENCH_DEAL_EVERY", "2"))
 T, E = "bench-cup", "teams"
+CSRF_COOKIE = uuid.uuid4().hex  # a returning phone's (any 32 letters and digits)
 
 SERVER_ENV = {
     "DATABASE_URL": DATABASE_URL,
@@ -636,8 +637,13 @@ def main() -> None:
 
         scenarios = [
             ("trivial view (/healthz)", "/healthz", {}),
-            # Phones and browsers always ask for gzip.
-            ("bracket page (full, 256 teams)", bracket, {"Accept-Encoding": "gzip, deflate"}),
+            # Phones and browsers always ask for gzip, and send back the CSRF cookie the
+            # page set on their first visit.
+            (
+                "bracket page (full, 256 teams)",
+                bracket,
+                {"Accept-Encoding": "gzip, deflate", "Cookie": f"csrftoken={CSRF_COOKIE}"},
+            ),
             ("bracket page, uncompressed", bracket, {}),
             (
                 "bracket poll, changed (htmx, gzip)",

@@ -27,8 +27,10 @@ import gzip
 import pickle
 import re
 import struct
+import threading
 import time
 import zlib
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache, wraps
 
@@ -210,14 +212,19 @@ def cached_render(
     when it is not a 200 (not cached). While another request renders this version, the
     latest version rendered is returned instead (its ``token`` tells which).
     ``copies_of(response)`` -> {"raw": …, "gz": …} replaces the plain and gzip copies."""
+    key = f"live:{stamp.token}:{name}:{encoding}"
+    hit = _local.get(key)
+    if hit is not None:
+        return (*hit, stamp.token)
     latest_key = _latest_key(slug, event_slug, name, encoding)
     if latest is _MISSING:
         latest = cache.get(latest_key)
     if latest is not None and latest[0] == stamp.token:
+        _local.put(key, latest[1:])
         return latest[1], latest[2], latest[3], latest[0]
-    key = f"live:{stamp.token}:{name}:{encoding}"
     hit = cache.get(key)
     if hit is not None:
+        _local.put(key, hit)
         return (*hit, stamp.token)
     lock_key = f"live-lock:{stamp.event_id}:{name}"
     locked = cache.add(lock_key, 1, RENDER_LOCK_SECONDS)
@@ -245,7 +252,34 @@ def cached_render(
     finally:
         if locked:
             cache.delete(lock_key)
+    _local.put(key, copies[encoding])
     return (*copies[encoding], stamp.token)
+
+
+class _Recent:
+    """The last few versions' rendered copies, in this process. A copy is named by its
+    version and never changes, so keeping it is never stale; it saves the round trip to
+    Redis (and the transfer of a 100 KB bracket) on every poll this process answers."""
+
+    def __init__(self, size: int):
+        self.size, self.items, self.lock = size, OrderedDict(), threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            return self.items.get(key)
+
+    def put(self, key, value) -> None:
+        with self.lock:
+            self.items[key] = value
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+
+
+_local = _Recent(48)
 
 
 def _plain_and_gzip(response: HttpResponse) -> dict:
@@ -300,6 +334,7 @@ def live_response(
             encoding = "gz" if "gzip" in meta.get("HTTP_ACCEPT_ENCODING", "") else "raw"
             conditional = "HTTP_IF_NONE_MATCH" in meta or "HTTP_IF_MODIFIED_SINCE" in meta
             memo = memoised_stamp(slug, event_slug)
+            # Known version: the copy may be in this process already (no round trip).
             if conditional or memo is not None:
                 stamp, latest = get_stamp(slug, event_slug), _MISSING
             else:

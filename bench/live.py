@@ -60,8 +60,8 @@ PHONES = 1000
 POLL_SECONDS = 5
 WRK_THREADS, WRK_CONNECTIONS = 2, 32
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
-# A real table plays a deal in two or three minutes; every 2 s is a hall 60× as busy.
-DEAL_EVERY = float(os.environ.get("BENCH_DEAL_EVERY", "2"))
+# A real table plays a deal in two or three minutes; every 5 s is a hall 30× as busy.
+DEAL_EVERY = float(os.environ.get("BENCH_DEAL_EVERY", "5"))
 T, E = "bench-cup", "teams"
 CSRF_COOKIE = uuid.uuid4().hex  # a returning phone's (any 32 letters and digits)
 

@@ -40,6 +40,14 @@ def screen_slides(event: Event) -> tuple[list[dict], object]:
         tables = tables_of(playable)
         for m in playable:
             m.table_list = tables.get(m.pk, [])
+            # The tie's score as it stands: tables confirmed so far (a decided tie has its own).
+            confirmed = [t.winner for t in m.table_list if t.status == "confirmed"]
+            m.live_home, m.live_away = (
+                (m.home_score, m.away_score)
+                if m.is_decided
+                else (confirmed.count("A"), confirmed.count("B"))
+            )
+            m.tables_started = any(t.state.get("deals_total") for t in m.table_list)
         pages = _chunks(playable, TIES_PER_SLIDE)
         for number, page in enumerate(pages, start=1):
             slides.append(

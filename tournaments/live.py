@@ -136,7 +136,8 @@ def forget_stamp(slug: str, event_slug: str) -> None:
         _memo.pop(key, None)
 
     forget()
-    transaction.on_commit(forget)
+    if transaction.get_connection().in_atomic_block:
+        transaction.on_commit(forget)
 
 
 # --------------------------------------------------------------------------- validators

@@ -313,6 +313,12 @@ def test_the_projector_and_board_need_a_fixed_number_of_queries(
     cache.clear()
     with django_assert_max_num_queries(9):
         assert client.get(url("tournaments-match", "big", "teams", match.pk)).status_code == 200
+    client.logout()
+    table = open_tables(event)[0]
+    cache.clear()
+    with django_assert_max_num_queries(8):
+        page = client.get(reverse("scoring-table", args=["big", "teams", table.pk]), **HTMX)
+    assert page.status_code == 200
 
 
 # --------------------------------------------------------------------------- table board

@@ -8,6 +8,7 @@ Vocabulary (English in code, Chinese in the interface; see docs/product.md):
   Entry 参赛队/选手 (what the draw places: a unit's team of pairs, one pair, or one player).
 """
 
+import sqlite3
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -296,15 +297,20 @@ class Event(models.Model):
         from tournaments import live
 
         now = timezone.now()
-        table = connection.ops.quote_name(Event._meta.db_table)
-        with connection.cursor() as cursor:
-            # One statement that also answers the new version (PostgreSQL and SQLite ≥ 3.35).
-            cursor.execute(
-                f"UPDATE {table} SET version = version + 1, changed_at = %s WHERE id = %s "
-                "RETURNING version",
-                [now, self.pk],
-            )
-            self.version, self.changed_at = cursor.fetchone()[0], now
+        if connection.vendor == "sqlite" and sqlite3.sqlite_version_info < (3, 35):
+            # No UPDATE … RETURNING before SQLite 3.35: two statements.
+            Event.objects.filter(pk=self.pk).update(version=models.F("version") + 1, changed_at=now)
+            self.refresh_from_db(fields=["version", "changed_at"])
+        else:
+            table = connection.ops.quote_name(Event._meta.db_table)
+            with connection.cursor() as cursor:
+                # One statement that also answers the new version.
+                cursor.execute(
+                    f"UPDATE {table} SET version = version + 1, changed_at = %s WHERE id = %s "
+                    "RETURNING version",
+                    [now, self.pk],
+                )
+                self.version, self.changed_at = cursor.fetchone()[0], now
         live.forget_stamp(self.tournament.slug, self.slug)
 
     @property

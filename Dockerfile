@@ -1,4 +1,5 @@
-# Production image: gunicorn + whitenoise, with a Chinese font for the PDFs.
+# Production image: gunicorn + whitenoise (compressed, hashed static files), with a Chinese
+# font for the PDFs.
 # (No Docker engine runs on our development machines: this file is parsed in CI, not built.)
 FROM python:3.13-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 VAR_DIR=/app/var
@@ -13,4 +14,6 @@ RUN DEBUG=1 python manage.py collectstatic --noinput
 RUN useradd --system --home /app app && mkdir -p /app/var && chown -R app /app/var
 USER app
 EXPOSE 8000
-CMD ["sh", "-c", "python manage.py migrate --noinput && exec gunicorn guandan_cup.wsgi:application --bind 0.0.0.0:8000 --workers ${WEB_CONCURRENCY:-3} --access-logfile -"]
+# Workers from the CPU count (gunicorn.conf.py; WEB_CONCURRENCY overrides). With several app
+# servers, run migrations from one of them only (MIGRATE=0 on the others).
+CMD ["sh", "-c", "if [ \"${MIGRATE:-1}\" = 1 ]; then python manage.py migrate --noinput; fi && exec gunicorn -c gunicorn.conf.py guandan_cup.wsgi:application"]

@@ -1,13 +1,14 @@
 # 掼蛋杯 — two commands do everything on a fresh machine:
 #   make run    set up, migrate, load the demo, serve http://127.0.0.1:8000
 #   make test   set up and run every test (set DATABASE_URL to test against PostgreSQL)
+#   make bench  the live pages under load: gunicorn + PostgreSQL + Redis on this machine
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | cksum | cut -d' ' -f1)
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup run serve test lint messages check-compose clean
+.PHONY: setup run serve test bench lint messages check-compose clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@if [ -x $(PY) ] && ! $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then \
@@ -34,6 +35,11 @@ PYTEST_WORKERS ?= auto
 
 test: setup
 	$(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+
+# Not part of `make test` or CI: it takes a few minutes and needs PostgreSQL, Redis and wrk.
+bench: setup
+	@scripts/ensure-wrk
+	$(PY) bench/live.py
 
 lint: setup
 	$(VENV)/bin/ruff check .

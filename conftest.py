@@ -35,6 +35,20 @@ def browser_type_launch_args(browser_type_launch_args):
     return {**browser_type_launch_args, "executable_path": CHROMIUM_PATH, "args": CHROMIUM_ARGS}
 
 
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Each test starts with an empty cache: rows rolled back by one test come back with the
+    same ids in the next, and live pages cache by event id and version."""
+    from django.core.cache import cache
+
+    from tournaments import live
+
+    cache.clear()
+    live._memo.clear()
+    live._local.clear()
+    yield
+
+
 @pytest.fixture
 def phone_page(page):
     page.set_viewport_size({"width": 390, "height": 844})

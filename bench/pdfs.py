@@ -1,7 +1,7 @@
 """Time the printed documents: the draw sheet and the bracket of a 64-entry event, and 256
 table score sheets.
 
-    .venv/bin/python bench/pdfs.py
+    .venv/bin/python bench/pdfs.py [--bracket-only]
 
 Each figure is the best of three renders in a warm process (fonts loaded once, as in a
 running server). Measurements, not tests.
@@ -50,6 +50,8 @@ def main():
     print(f"draw.pdf, 64 entries: {t:.2f} s ({len(pdf) // 1024} KB)")
     t, pdf = best(lambda: render_pdf("pdf/bracket.html", documents.bracket_context(event)))
     print(f"bracket.pdf, 64 entries (A3 landscape): {t:.2f} s ({len(pdf) // 1024} KB)")
+    if "--bracket-only" in sys.argv:
+        return
 
     sheets = synthetic.create_event(
         tournament_slug="bench", event_slug="sheets", entries=512, pairs_per_team=1

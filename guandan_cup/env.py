@@ -67,3 +67,31 @@ def parse_database_url(url: str) -> dict:
     if options:
         config["OPTIONS"] = options
     return config
+
+
+_CACHE_BACKENDS = {
+    # Django's Redis backend, keeping its client object between commands (guandan_cup/cache.py).
+    "redis": "guandan_cup.cache.RedisCache",
+    "rediss": "guandan_cup.cache.RedisCache",
+    "unix": "guandan_cup.cache.RedisCache",
+    "locmem": "django.core.cache.backends.locmem.LocMemCache",
+    "dummy": "django.core.cache.backends.dummy.DummyCache",
+}
+
+
+def parse_cache_url(url: str) -> dict:
+    """Turn ``redis://host:6379/0`` (or ``locmem://``, ``dummy://``) into a CACHES entry.
+
+    Redis is what production uses: every app server shares it, so a fragment rendered by
+    one server is served by all, and a version bumped by one is seen by all.
+    """
+    scheme = urlsplit(url).scheme
+    backend = _CACHE_BACKENDS.get(scheme)
+    if backend is None:
+        raise ImproperlyConfigured(
+            f"cache URL scheme {scheme!r} is not supported; "
+            "use redis://host:6379/0, locmem:// or dummy://"
+        )
+    if scheme in ("locmem", "dummy"):
+        return {"BACKEND": backend, "LOCATION": urlsplit(url).netloc or "guandan-cup"}
+    return {"BACKEND": backend, "LOCATION": url}

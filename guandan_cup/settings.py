@@ -11,7 +11,7 @@ from pathlib import Path
 
 from django.utils.csp import CSP
 
-from guandan_cup.env import env_bool, env_list, parse_database_url
+from guandan_cup.env import env_bool, env_list, parse_cache_url, parse_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
@@ -104,6 +104,30 @@ else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# The cache holds each event's version stamp and the live fragments rendered for it
+# (tournaments/live.py). Local memory by default: one process, development. In production
+# set CACHE_URL (or REDIS_URL) to one Redis that every app server shares — nothing the
+# live pages need is then kept in a single process. Tests always use local memory; the
+# Redis test points the cache at REDIS_URL itself.
+CACHE_URL = "" if TESTING else (os.environ.get("CACHE_URL") or os.environ.get("REDIS_URL") or "")
+CACHES = {
+    "default": {
+        **(
+            parse_cache_url(CACHE_URL)
+            if CACHE_URL
+            else {
+                "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                "LOCATION": "guandan-cup",
+            }
+        ),
+        "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "gc"),
+        "TIMEOUT": 3600,
+    }
+}
+# How long a process may reuse the event version stamp it last read from the cache before
+# asking again (tournaments/live.py): every app server sees a change within this time.
+LIVE_STAMP_MEMO_SECONDS = 0 if TESTING else float(os.environ.get("LIVE_STAMP_MEMO_SECONDS", "1"))
+
 # Accounts (docs/permissions.md). Organisers, chief referees and team leaders have real
 # passwords: at least 10 characters, not like the username, not common, not all digits.
 AUTH_PASSWORD_VALIDATORS = [
@@ -139,8 +163,9 @@ PROXY_COUNT = int(
     )
 )
 
-# Sessions live in the database, so "log out everywhere" can find and end them all. A
-# login lasts one tournament day; a referee's one-time link ends at midnight of its day.
+# Sessions live in the database, so "log out everywhere" can find and end them all, and
+# every app server sees the same logins. A login lasts one tournament day; a referee's
+# one-time link ends at midnight of its day.
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_AGE = 12 * 60 * 60
 SESSION_COOKIE_HTTPONLY = True

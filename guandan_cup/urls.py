@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from guandan_cup import accounts
+from guandan_cup import accounts, views
 from tournaments import views_links
 
 admin.site.site_header = "掼蛋杯 管理后台"
@@ -10,6 +10,7 @@ admin.site.site_title = "掼蛋杯"
 admin.site.index_title = "比赛管理"
 
 urlpatterns = [
+    path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
@@ -31,6 +32,7 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
-    path("", include("scoring.urls")),
+    # The live pages first (they are polled), then the referee pages.
     path("", include("tournaments.urls")),
+    path("", include("scoring.urls")),
 ]

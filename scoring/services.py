@@ -9,6 +9,8 @@ on (a second device writing on an old page is refused), and the table row is loc
 
 from __future__ import annotations
 
+from functools import wraps
+
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -124,8 +126,9 @@ def active_events(table: TableMatch) -> list[TableEvent]:
     return list(table.events.filter(undone_at__isnull=True).order_by("seq"))
 
 
-def replay_table(table: TableMatch, events: list[dict] | None = None):
-    """(state, [(event, description) …]) of a table, from its active events."""
+def replay_table(table: TableMatch, events: list[dict] | None = None, *, describe_from: int = 0):
+    """(state, [(event, description) …]) of a table, from its active events. Events before
+    ``describe_from`` are replayed but not described (their description is "")."""
     engine = scorer(table)
     payloads = [e.payload for e in active_events(table)] if events is None else events
     names = side_names(table)
@@ -137,29 +140,61 @@ def replay_table(table: TableMatch, events: list[dict] | None = None):
             after = engine.apply(state, event)
         except ScoringError as err:
             raise TableError(err.code, err.message, event_index=index) from None
-        described.append((payload, engine.describe(state, event, after, names)))
+        text = engine.describe(state, event, after, names) if index >= describe_from else ""
+        described.append((payload, text))
         state = after
     return state, described
 
 
 def _locked(table: TableMatch) -> TableMatch:
-    # Lock the table row only: the joined pairs are on the nullable side of outer joins,
-    # which PostgreSQL refuses to lock.
-    return (
-        TableMatch.objects.select_for_update(of=("self",))
-        .select_related(
-            "match__round__stage__event__tournament",
-            "match__home",
-            "match__away",
-            "home_pair__first",
-            "home_pair__second",
-            "away_pair__first",
-            "away_pair__second",
-            "home_pair__entry",
-            "away_pair__entry",
-        )
-        .get(pk=table.pk)
-    )
+    """The table row, locked (SELECT … FOR UPDATE on PostgreSQL) until the transaction ends.
+
+    Only the row itself is read again: its match, event and pairs do not change while a
+    deal is recorded, so those the caller already loaded are kept (a referee's tap then
+    costs one small query here instead of a fourteen-table join)."""
+    locked = TableMatch.objects.select_for_update().get(pk=table.pk)
+    kept = 0
+    for name in ("match", "home_pair", "away_pair"):
+        field = TableMatch._meta.get_field(name)
+        if field.is_cached(table) and getattr(table, field.attname) == getattr(
+            locked, field.attname
+        ):
+            field.set_cached_value(locked, field.get_cached_value(table))
+            kept += 1
+    if kept == 3 and _people_loaded(locked):
+        return locked
+    return TableMatch.objects.select_related(
+        "match__round__stage__event__tournament",
+        "match__home",
+        "match__away",
+        "home_pair__first",
+        "home_pair__second",
+        "away_pair__first",
+        "away_pair__second",
+        "home_pair__entry",
+        "away_pair__entry",
+    ).get(pk=table.pk)
+
+
+def _people_loaded(table: TableMatch) -> bool:
+    """Whether the match's event, its two entries and both pairs' players are in memory
+    already (a chess or rally table names the entries)."""
+    obj = table
+    for name in ("match", "round", "stage", "event", "tournament"):
+        field = type(obj)._meta.get_field(name)
+        if not field.is_cached(obj):
+            return False
+        obj = field.get_cached_value(obj)
+    match = table.match
+    for name in ("home", "away"):
+        if getattr(match, f"{name}_id") and not match._meta.get_field(name).is_cached(match):
+            return False
+    for pair in (table.home_pair, table.away_pair):
+        if pair is None:
+            continue
+        if not all(Pair._meta.get_field(f).is_cached(pair) for f in ("first", "second")):
+            return False
+    return True
 
 
 def _check_version(table: TableMatch, expected_version: int | None) -> None:
@@ -201,15 +236,33 @@ def _save_state(table: TableMatch, state) -> None:
     table.winner = engine.winner(state) or ""
     table.version += 1
     table.save(update_fields=["state", "winner", "version"])
-    event = table.match.round.stage.event
     if table.match.status == Match.Status.PENDING:
         Match.objects.filter(pk=table.match_id, status=Match.Status.PENDING).update(
             status=Match.Status.IN_PROGRESS
         )
-    event.bump_version()
 
 
-@transaction.atomic
+def _announce_after(write):
+    """Run ``write`` in a transaction of its own, then grow the event's version in a
+    statement of its own. Every table of an event shares the event row: were it updated
+    inside the write, fifty referees recording at once would queue on its lock. The new
+    version is never seen before the change it announces; a change seen a moment before
+    its version is cached under the old one and replaced at the next poll."""
+
+    atomic = transaction.atomic(write)
+
+    @wraps(write)
+    def wrapper(*args, **kwargs):
+        result = atomic(*args, **kwargs)
+        table, changed = (result[0], result[2]) if isinstance(result, tuple) else (result, True)
+        if changed:
+            table.match.round.stage.event.bump_version()
+        return result
+
+    return wrapper
+
+
+@_announce_after
 def record_event(
     *,
     table: TableMatch,
@@ -228,15 +281,17 @@ def record_event(
     if not key:
         raise TableError("no_key", _("缺少提交标识，请刷新页面后重试。"))
     table = _locked(table)
-    existing = table.events.filter(key=key).first()
+    # Every event of the table in one query: the resend check, the record and the next seq.
+    recorded = list(table.events.order_by("seq"))
+    payloads = [e.payload for e in recorded if e.undone_at is None]
+    existing = next((e for e in recorded if e.key == key), None)
     if existing is not None:
-        _state, described = replay_table(table)
+        _state, described = replay_table(table, payloads)
         text = next((d for p, d in described if p == existing.payload), "")
         return table, text, False
     if table.status != TableMatch.Status.OPEN:
         raise TableError("closed", _("这一台的结果已提交，不能再录入；更正请由裁判长办理。"))
     _check_version(table, expected_version)
-    payloads = [e.payload for e in active_events(table)]
     engine = scorer(table)
     try:
         payload = engine.normalise(event)
@@ -254,9 +309,10 @@ def record_event(
         # A deal that passes A wins the match outright (rules §7.1): no time_up after it.
         follow_with_time_up = not replay_table(table, payloads + [payload])[0].match_over
     new = [payload] + ([{"time_up": True}] if follow_with_time_up else [])
-    before_state, _d = replay_table(table, payloads)
-    state, described = replay_table(table, payloads + new)
-    seq = (table.events.aggregate(m=Max("seq"))["m"] or 0) + 1
+    # The state before is the table's stored replay; only the new events are described.
+    before = table.state
+    state, described = replay_table(table, payloads + new, describe_from=len(payloads))
+    seq = (recorded[-1].seq if recorded else 0) + 1
     for offset, item in enumerate(new):
         TableEvent.objects.create(
             table=table,
@@ -277,14 +333,14 @@ def record_event(
         user,
         "event",
         text,
-        before=engine.state_dict(before_state),
+        before=before,
         after=table.state,
         reason=reason,
     )
     return table, text, True
 
 
-@transaction.atomic
+@_announce_after
 def undo_last(*, table: TableMatch, user=None, expected_version: int | None = None) -> TableMatch:
     """Undo the last recorded event while the result is not submitted (kept, marked undone)."""
     table = _locked(table)
@@ -318,7 +374,7 @@ def undo_last(*, table: TableMatch, user=None, expected_version: int | None = No
     return table
 
 
-@transaction.atomic
+@_announce_after
 def submit_table(
     *, table: TableMatch, user=None, expected_version: int | None = None
 ) -> TableMatch:
@@ -335,7 +391,6 @@ def submit_table(
     )
     table.version += 1
     table.save(update_fields=["status", "submitted_by", "submitted_at", "version"])
-    table.match.round.stage.event.bump_version()
     _audit(
         table,
         user,
@@ -367,6 +422,8 @@ def confirm_table(*, table: TableMatch, user) -> TableMatch:
     )
     table.version += 1
     table.save(update_fields=["status", "confirmed_by", "confirmed_at", "version"])
+    # The tie may not be decided yet, but its table is confirmed: the live pages show it.
+    table.match.round.stage.event.bump_version()
     _audit(
         table,
         user,
@@ -517,6 +574,7 @@ def correct_table(*, table: TableMatch, events: list[dict], reason: str, user) -
             update_fields=["status", "submitted_by", "submitted_at", "confirmed_by", "confirmed_at"]
         )
     _audit(table, user, "correct", _("更正记录"), before=before, after=table.state, reason=reason)
+    table.match.round.stage.event.bump_version()
     if old_status == TableMatch.Status.CONFIRMED and (
         old_winner != table.winner or table.status != old_status
     ):
@@ -593,6 +651,8 @@ def call_time(*, round, user) -> list[TableMatch]:
             )
         _audit(table, user, "whistle", _("裁判长鸣哨"))
         called.append(table)
+    if called:
+        round.stage.event.bump_version()  # the tables show that time was called
     return called
 
 
@@ -608,6 +668,7 @@ def check_in(*, match: Match, pair: Pair, user=None) -> CheckIn:
     )
     if created:
         _audit(None, user, "check_in", _("签到：%(p)s") % {"p": pair_name(pair)}, match=match)
+        match.round.stage.event.bump_version()
     return checkin
 
 
@@ -687,6 +748,7 @@ def add_report(
         key=key,
     )
     _audit(table, user, "report", _("举报%(t)s：%(d)s") % {"t": team, "d": description})
+    table.match.round.stage.event.bump_version()
     return report
 
 
@@ -702,6 +764,7 @@ def rule_report(*, report: Report, upheld: bool, user) -> int:
         "report_ruling",
         _("举报%(r)s") % {"r": _("属实") if upheld else _("不属实")},
     )
+    report.table.match.round.stage.event.bump_version()
     return pending_upheld(report.table, report.team)
 
 

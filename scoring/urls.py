@@ -22,6 +22,7 @@ urlpatterns = [
     path(T + "report-deduction/", views.report_deduction, name="scoring-report-deduction"),
     path(T + "correct/", views.correct, name="scoring-correct"),
     path("t/<slug:slug>/referee/", views.desk, name="scoring-desk"),
+    path("t/<slug:slug>/<slug:event_slug>/board/", views.board, name="scoring-board"),
     path(
         "t/<slug:slug>/referee/rounds/<int:round_id>/whistle/",
         views.whistle,

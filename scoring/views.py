@@ -12,20 +12,25 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
 from scoring import services
 from scoring.models import AuditEntry, CheckIn, Report, TableMatch
 from scoring.services import TableError
+from tournaments import live
 from tournaments.access import can_enter_table, can_issue_login_links, get_event, is_chief
+from tournaments.bracket_data import current_round, load_bracket, round_by_id, tables_of
 from tournaments.inputs import INT, plain_text, whole_number
-from tournaments.models import Match, Round, Tournament
-from tournaments.views import get_public_tournament
+from tournaments.live import live_response
+from tournaments.models import Entry, Match, Pair, Round, Tournament
+from tournaments.views_bracket import POLL_SECONDS
 
 PLACES = {"2": _("二游"), "3": _("三游"), "4": _("末游")}
 FORFEIT_REASONS = {
@@ -36,30 +41,60 @@ FORFEIT_REASONS = {
 
 
 def _table(slug: str, event_slug: str, table_id: int, request) -> TableMatch:
-    tournament = get_public_tournament(request, slug)
-    event = get_event(tournament, event_slug)
-    return get_object_or_404(
-        TableMatch.objects.select_related(
-            "match__round__stage__event__tournament",
-            "match__home__unit",
-            "match__away__unit",
-            "home_pair__first",
-            "home_pair__second",
-            "away_pair__first",
-            "away_pair__second",
-        ),
+    """The table with everything its page shows, in two small queries (a referee's every
+    tap reads it); drafts only for staff."""
+    table = get_object_or_404(
+        TableMatch.objects.select_related("match__round__stage__event__tournament"),
         pk=table_id,
-        match__round__stage__event=event,
+        match__round__stage__event__tournament__slug=slug,
+        match__round__stage__event__slug=event_slug,
         match__round__stage__draw__undone_at__isnull=True,
     )
+    if not table.match.round.stage.event.tournament.is_public and not request.user.is_staff:
+        raise Http404("No such tournament")
+    # The two pairs with their players and teams: one query with four joins is cheaper to
+    # plan than one fourteen-table join.
+    ids = [pk for pk in (table.home_pair_id, table.away_pair_id) if pk]
+    pairs = {
+        p.pk: p
+        for p in Pair.objects.filter(pk__in=ids).select_related("first", "second", "entry__unit")
+    }
+    table.home_pair = pairs.get(table.home_pair_id)
+    table.away_pair = pairs.get(table.away_pair_id)
+    match = table.match
+    for side, pair in (("home", table.home_pair), ("away", table.away_pair)):
+        if pair is not None and pair.entry_id == getattr(match, f"{side}_id"):
+            setattr(match, side, pair.entry)
+    # A chess or rally match has no pairs: its two entries (players) with their units.
+    missing = {
+        getattr(match, f"{side}_id"): side
+        for side in ("home", "away")
+        if getattr(match, f"{side}_id") and not match._meta.get_field(side).is_cached(match)
+    }
+    if missing:
+        for entry in Entry.objects.filter(pk__in=missing).select_related("unit"):
+            setattr(match, missing[entry.pk], entry)
+    return table
 
 
-def _context(request, table: TableMatch, *, flash: str = "", problem: str = "") -> dict:
+# A table's own columns: what a write changes. Its match, event and pairs stay loaded.
+TABLE_COLUMNS = [
+    f.name
+    for f in TableMatch._meta.concrete_fields
+    if f.name not in ("id", "match", "home_pair", "away_pair", "number")
+]
+
+
+def _context(
+    request, table: TableMatch, *, chief: bool | None = None, flash: str = "", problem: str = ""
+) -> dict:
     event = table.match.round.stage.event
     engine = event.scorer()
     rules = engine.rules
-    chief = is_chief(request.user, event.tournament)
-    state, described = services.replay_table(table)
+    if chief is None:
+        chief = is_chief(request.user, event.tournament)
+    events = [e.payload for e in services.active_events(table)]
+    state, described = services.replay_table(table, events)
     names = services.side_names(table)
     deadline = None
     if engine.is_guandan and table.started_at and rules.time_limit_minutes:
@@ -91,13 +126,13 @@ def _context(request, table: TableMatch, *, flash: str = "", problem: str = "") 
             t
             for t in ("A", "B")
             if engine.is_guandan
-            and services.pending_upheld(table, t) >= services.UPHELD_REPORTS_FOR_A_DEDUCTION
+            and sum(1 for r in reports if r.team == t and r.upheld and r.penalty_id is None)
+            >= services.UPHELD_REPORTS_FOR_A_DEDUCTION
         ],
         "audit": list(table.audit.select_related("actor")[:50]) if chief else [],
-        "events_json": json.dumps(
-            [e.payload for e in services.active_events(table)], ensure_ascii=False
-        ),
+        "events_json": json.dumps(events, ensure_ascii=False),
         "qr_url": reverse("scoring-table-qr", args=[event.tournament.slug, event.slug, table.pk]),
+        "poll_seconds": POLL_SECONDS,
     }
 
 
@@ -140,7 +175,9 @@ def _sides(engine, table: TableMatch, names: dict) -> list[tuple]:
 
 
 @require_safe
+@live_response("table", htmx_only=True, spectators_only=True)
 def table_page(request: HttpRequest, slug: str, event_slug: str, table_id: int) -> HttpResponse:
+    """The referee's entry page; spectators see the same table update itself."""
     table = _table(slug, event_slug, table_id, request)
     template = "scoring/table.html#table_panel" if request.htmx else "scoring/table.html"
     return render(request, template, _context(request, table))
@@ -178,12 +215,8 @@ def referee_action(*, chief_only: bool = False):
         @wraps(view)
         def wrapper(request, slug, event_slug, table_id, **kwargs):
             table = _table(slug, event_slug, table_id, request)
-            tournament = table.match.round.stage.event.tournament
-            allowed = (
-                is_chief(request.user, tournament)
-                if chief_only
-                else can_enter_table(request.user, table)
-            )
+            chief = is_chief(request.user, table.match.round.stage.event.tournament)
+            allowed = chief if chief_only else can_enter_table(request.user, table, chief=chief)
             if not allowed:
                 raise PermissionDenied("Not your table.")
             problem, flash = "", ""
@@ -191,7 +224,7 @@ def referee_action(*, chief_only: bool = False):
                 flash = view(request, table, **kwargs) or ""
             except TableError as err:
                 problem = err.message
-            table.refresh_from_db()
+            table.refresh_from_db(fields=TABLE_COLUMNS)  # as the write left it
             if not request.htmx:
                 if problem:
                     messages.error(request, problem)
@@ -203,7 +236,7 @@ def referee_action(*, chief_only: bool = False):
             return render(
                 request,
                 "scoring/table.html#table_panel",
-                _context(request, table, flash=flash, problem=problem),
+                _context(request, table, chief=chief, flash=flash, problem=problem),
                 status=422 if problem else 200,
             )
 
@@ -504,6 +537,95 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
             "rounds": rounds,
             "pair_name": services.pair_name,
             "can_issue_links": can_issue_login_links(request.user, tournament),
+        },
+    )
+
+
+# The board's order: results waiting for confirmation first (the oldest first), then tables
+# in play (the earliest started first), tables not started, and confirmed ones last.
+BOARD_ORDER = {"submitted": 0, "playing": 1, "waiting": 2, "confirmed": 3}
+
+
+def board_state(table: TableMatch) -> str:
+    if table.status == TableMatch.Status.CONFIRMED:
+        return "confirmed"
+    if table.status == TableMatch.Status.SUBMITTED:
+        return "submitted"
+    if table.started_at or table.state.get("deals_total") or table.state.get("match_over"):
+        return "playing"
+    return "waiting"
+
+
+def _board_key(table: TableMatch):
+    state = table.board_state
+    if state == "submitted":
+        return (0, table.submitted_at.timestamp() if table.submitted_at else 0, table.pk)
+    if state == "playing":
+        return (1, table.started_at.timestamp() if table.started_at else 0, table.pk)
+    return (BOARD_ORDER[state], table.table_number or 0, table.match.index, table.number)
+
+
+@login_required
+def board(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
+    """各台状态: every table of a round for the chief referee — not started, in play (levels,
+    打几), submitted, confirmed — the oldest unconfirmed result first. Polls like the bracket
+    and is answered 304 while the event has not changed."""
+    tournament = _chief_tournament(request, slug)
+    event = get_event(tournament, event_slug)
+    stamp = live.stamp_of(event)
+    chosen = request.GET.get("round", "")
+    # Only the polled fragment carries validators: a full page has its own CSP nonce.
+    etag = live.etag_for(stamp, f"board-{chosen}-hx-{request.LANGUAGE_CODE}")
+    if request.htmx:
+        answer = live.not_modified(request, etag, stamp.last_modified)
+        if answer is not None:
+            return answer
+    bracket = load_bracket(event)
+    rounds = [rv for sv in bracket.stages for rv in sv.rounds]
+    shown = round_by_id(bracket, int(chosen)) if chosen.isdigit() else None
+    shown = shown or current_round(bracket)
+
+    def render_body():
+        tables = []
+        if shown is not None:
+            by_match = tables_of(shown.matches)
+            for m in shown.matches:
+                for t in by_match.get(m.pk, []):
+                    t.match = m
+                    t.board_state = board_state(t)
+                    tables.append(t)
+        tables.sort(key=_board_key)
+        counts = {key: 0 for key in BOARD_ORDER}
+        for t in tables:
+            counts[t.board_state] += 1
+        return render_to_string(
+            "scoring/board.html#board_body",
+            {
+                "tournament": tournament,
+                "event": event,
+                "shown": shown,
+                "tables": tables,
+                "counts": counts,
+                "chosen": chosen,
+                "poll_seconds": POLL_SECONDS,
+            },
+            request,
+        )
+
+    body = mark_safe(
+        live.fragment(event, f"board-{shown.round.pk if shown else 0}-{chosen}", render_body)
+    )
+    if request.htmx:
+        return live.set_validators(HttpResponse(body), etag, stamp.last_modified)
+    return render(
+        request,
+        "scoring/board.html",
+        {
+            "tournament": tournament,
+            "event": event,
+            "rounds": rounds,
+            "shown": shown,
+            "body_html": body,
         },
     )
 

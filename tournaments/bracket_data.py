@@ -162,3 +162,38 @@ def _row_json(row, entry: Entry) -> dict:
         "opponents_points": row.opponents_points,
         "decided_by": row.decided_by,
     }
+
+
+def current_round(bracket: Bracket) -> RoundView | None:
+    """The round in play: the first with a tie still to be decided whose two sides are
+    known; once everything is decided, the last round that had ties."""
+    views = [rv for sv in bracket.stages for rv in sv.rounds]
+    for rv in views:
+        if any(
+            m.status in (Match.Status.PENDING, Match.Status.IN_PROGRESS) and m.home_id and m.away_id
+            for m in rv.matches
+        ):
+            return rv
+    played = [rv for rv in views if any(m.status != Match.Status.BYE for m in rv.matches)]
+    return played[-1] if played else None
+
+
+def round_by_id(bracket: Bracket, round_id: int) -> RoundView | None:
+    return next((rv for sv in bracket.stages for rv in sv.rounds if rv.round.pk == round_id), None)
+
+
+def tables_of(matches: list[Match]) -> dict[int, list]:
+    """{match id: [its table matches with both pairs' players]} in one query."""
+    from scoring.models import TableMatch  # scoring builds on tournaments
+
+    by_match: dict[int, list] = {m.pk: [] for m in matches}
+    rows = (
+        TableMatch.objects.filter(match__in=[m.pk for m in matches])
+        .select_related(
+            "home_pair__first", "home_pair__second", "away_pair__first", "away_pair__second"
+        )
+        .order_by("match_id", "number")
+    )
+    for table in rows:
+        by_match[table.match_id].append(table)
+    return by_match

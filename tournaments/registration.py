@@ -400,6 +400,7 @@ def register_entries(
                 second=_person(tournament, second),
             )
         created.append(entry)
+    event.bump_version()
     return created
 
 
@@ -433,6 +434,7 @@ def update_entry(
             first=_person(tournament, first),
             second=_person(tournament, second),
         )
+    event.bump_version()
     return entry
 
 
@@ -459,4 +461,6 @@ def withdraw_entry(*, entry: Entry, reason: str, user=None) -> Entry:
         from tournaments.draws import entry_out
 
         entry_out(entry=entry, status=Entry.Status.WITHDRAWN, reason=entry.status_reason)
+    else:
+        entry.event.bump_version()
     return entry

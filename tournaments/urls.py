@@ -7,9 +7,36 @@ from tournaments import (
     views_links,
     views_manage,
     views_register,
+    views_screen,
 )
 
 urlpatterns = [
+    # What every phone and the projector poll comes first: Django tries patterns in order.
+    path(
+        "t/<slug:slug>/<slug:event_slug>/bracket/",
+        views_bracket.bracket_page,
+        name="tournaments-bracket",
+    ),
+    path(
+        "t/<slug:slug>/<slug:event_slug>/bracket.json",
+        views_bracket.bracket_json_view,
+        name="tournaments-bracket-json",
+    ),
+    path(
+        "t/<slug:slug>/<slug:event_slug>/screen/",
+        views_screen.screen_page,
+        name="tournaments-screen",
+    ),
+    path(
+        "t/<slug:slug>/<slug:event_slug>/matches/<int:match_id>/",
+        views_bracket.match_page,
+        name="tournaments-match",
+    ),
+    path(
+        "t/<slug:slug>/<slug:event_slug>/matches/<int:match_id>.json",
+        views_bracket.match_json_view,
+        name="tournaments-match-json",
+    ),
     path("", views.tournament_list, name="tournaments-list"),
     path("t/<slug:slug>/", views.tournament_detail, name="tournaments-detail"),
     path("t/<slug:slug>/notice.pdf", views.notice_pdf, name="tournaments-notice-pdf"),
@@ -114,25 +141,5 @@ urlpatterns = [
         "t/<slug:slug>/<slug:event_slug>/schedule/",
         views_bracket.schedule_page,
         name="tournaments-schedule",
-    ),
-    path(
-        "t/<slug:slug>/<slug:event_slug>/bracket/",
-        views_bracket.bracket_page,
-        name="tournaments-bracket",
-    ),
-    path(
-        "t/<slug:slug>/<slug:event_slug>/bracket.json",
-        views_bracket.bracket_json_view,
-        name="tournaments-bracket-json",
-    ),
-    path(
-        "t/<slug:slug>/<slug:event_slug>/matches/<int:match_id>/",
-        views_bracket.match_page,
-        name="tournaments-match",
-    ),
-    path(
-        "t/<slug:slug>/<slug:event_slug>/matches/<int:match_id>.json",
-        views_bracket.match_json_view,
-        name="tournaments-match-json",
     ),
 ]

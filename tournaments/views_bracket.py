@@ -8,47 +8,75 @@ from django.contrib import messages
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from tournaments import draws
-from tournaments.access import get_event, is_organiser, organiser_required
+from tournaments import draws, live
+from tournaments.access import get_event, is_chief, is_organiser, organiser_required
 from tournaments.bracket_data import bracket_json, load_bracket, match_json
 from tournaments.brackets import DrawError
 from tournaments.drawsheet import draw_sheet
 from tournaments.forms import sensible_year
 from tournaments.inputs import BIG_INT, SMALL_INT, whole_number
+from tournaments.live import live_response
 from tournaments.models import Draw, Event, Match, Round, Tournament
-from tournaments.views import get_public_tournament
 
 POLL_SECONDS = 5
 
 
 def _public_event(request: HttpRequest, slug: str, event_slug: str) -> Event:
-    tournament = get_public_tournament(request, slug)
-    return get_event(tournament, event_slug)
-
-
-@require_safe
-def bracket_page(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
-    event = _public_event(request, slug, event_slug)
-    bracket = load_bracket(event)
-    context = {
-        "tournament": event.tournament,
-        "event": event,
-        "bracket": bracket,
-        "sheet": draw_sheet(bracket),
-        "poll_seconds": POLL_SECONDS,
-        "can_manage": is_organiser(request.user, event.tournament),
-    }
-    template = (
-        "tournaments/bracket.html#bracket_body" if request.htmx else "tournaments/bracket.html"
+    """The event with its tournament in one query; drafts only for staff."""
+    event = get_object_or_404(
+        Event.objects.select_related("tournament"), tournament__slug=slug, slug=event_slug
     )
-    return render(request, template, context)
+    if not event.tournament.is_public and not request.user.is_staff:
+        raise Http404("No such tournament")
+    return event
+
+
+def _bracket_body(request: HttpRequest, event: Event) -> str:
+    """The bracket, standings and draw sheet: rendered once per version and language."""
+
+    def render_body():
+        bracket = load_bracket(event)
+        context = {
+            "tournament": event.tournament,
+            "event": event,
+            "bracket": bracket,
+            "sheet": draw_sheet(bracket),
+            "poll_seconds": POLL_SECONDS,
+        }
+        return render_to_string("tournaments/bracket.html#bracket_body", context, request)
+
+    return mark_safe(live.fragment(event, "bracket-body", render_body))
 
 
 @require_safe
+@live_response("bracket", htmx_only=True)
+def bracket_page(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
+    if request.htmx:
+        return HttpResponse(_bracket_body(request, _public_event(request, slug, event_slug)))
+
+    def page():
+        event = _public_event(request, slug, event_slug)
+        context = {
+            "tournament": event.tournament,
+            "event": event,
+            "body_html": _bracket_body(request, event),
+            "poll_seconds": POLL_SECONDS,
+            "can_manage": is_organiser(request.user, event.tournament),
+            "can_referee": is_chief(request.user, event.tournament),
+        }
+        return render(request, "tournaments/bracket.html", context)
+
+    return live.anonymous_page(request, "bracket", page)
+
+
+@require_safe
+@live_response("bracket-json")
 def bracket_json_view(request: HttpRequest, slug: str, event_slug: str) -> JsonResponse:
     event = _public_event(request, slug, event_slug)
     return JsonResponse(
@@ -79,6 +107,7 @@ def _tables(match: Match) -> list:
 
 
 @require_safe
+@live_response("tie", htmx_only=True)
 def match_page(request: HttpRequest, slug: str, event_slug: str, match_id: int) -> HttpResponse:
     """The tie (场): its tables side by side with their state, and the tie score."""
     event = _public_event(request, slug, event_slug)
@@ -95,6 +124,7 @@ def match_page(request: HttpRequest, slug: str, event_slug: str, match_id: int) 
 
 
 @require_safe
+@live_response("match-json")
 def match_json_view(
     request: HttpRequest, slug: str, event_slug: str, match_id: int
 ) -> JsonResponse:

@@ -68,6 +68,7 @@ def change_status(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         )
     else:
         Tournament.objects.filter(pk=tournament.pk).update(status=action[0])
+        tournament.bump_event_versions()  # public or not, registration open or closed
         messages.success(
             request,
             _("比赛状态已改为“%(status)s”。") % {"status": Tournament.Status(action[0]).label},
@@ -81,6 +82,7 @@ def edit_tournament(request: HttpRequest, tournament: Tournament) -> HttpRespons
     form = TournamentForm(request.POST or None, instance=tournament)
     if request.method == "POST" and form.is_valid():
         form.save()
+        tournament.bump_event_versions()
         messages.success(request, _("比赛信息已保存。"))
         return redirect("tournaments-manage", slug=tournament.slug)
     return render(
@@ -100,6 +102,7 @@ def edit_event(
     form = EventForm(request.POST or None, instance=event, tournament=tournament)
     if request.method == "POST" and form.is_valid():
         saved = form.save()
+        saved.bump_version()
         messages.success(request, _("项目“%(name)s”已保存。") % {"name": saved.name})
         return redirect("tournaments-manage", slug=tournament.slug)
     title = _("修改项目：%(name)s") % {"name": event.name} if event else _("新增项目")
@@ -117,6 +120,7 @@ def units(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     form = UnitForm(request.POST or None, tournament=tournament)
     if request.method == "POST" and form.is_valid():
         unit = form.save()
+        tournament.bump_event_versions()
         messages.success(request, _("已添加单位“%(name)s”。") % {"name": unit.name})
         return redirect("tournaments-manage-units", slug=tournament.slug)
     unit_list = tournament.units.prefetch_related("members", "leaders").annotate(

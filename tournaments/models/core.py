@@ -8,6 +8,7 @@ Vocabulary (English in code, Chinese in the interface; see docs/product.md):
   Entry 参赛队/选手 (what the draw places: a unit's team of pairs, one pair, or one player).
 """
 
+import sqlite3
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -101,6 +102,16 @@ class Tournament(models.Model):
     @property
     def is_public(self) -> bool:
         return self.status != self.Status.DRAFT
+
+    def bump_event_versions(self) -> None:
+        """Something every event's live pages show changed (the tournament's name, status,
+        units): bump each event's version."""
+        from tournaments import live
+
+        events = Event.objects.filter(tournament_id=self.pk)
+        events.update(version=models.F("version") + 1, changed_at=timezone.now())
+        for event_slug in events.values_list("slug", flat=True):
+            live.forget_stamp(self.slug, event_slug)
 
     def registration_is_open(self, now=None) -> bool:
         now = now or timezone.now()
@@ -252,6 +263,8 @@ class Event(models.Model):
     # Grows with every change to the draw or a result: live pages and bracket.json use it
     # to tell whether anything changed since a phone last asked.
     version = models.PositiveBigIntegerField(_("版本"), default=0)
+    # When the version last grew: the live pages' Last-Modified.
+    changed_at = models.DateTimeField(_("最后更新"), default=timezone.now)
 
     class Meta:
         ordering = ["order", "id"]
@@ -290,9 +303,28 @@ class Event(models.Model):
             raise ValidationError({field: message % {"error": exc}}) from None
 
     def bump_version(self) -> None:
-        """Record that the bracket changed (an UPDATE … SET version = version + 1)."""
-        Event.objects.filter(pk=self.pk).update(version=models.F("version") + 1)
-        self.refresh_from_db(fields=["version"])
+        """Record that something the live pages show changed (an UPDATE … SET version =
+        version + 1), and make every app server see it at once (tournaments/live.py)."""
+        from django.db import connection
+
+        from tournaments import live
+
+        now = timezone.now()
+        if connection.vendor == "sqlite" and sqlite3.sqlite_version_info < (3, 35):
+            # No UPDATE … RETURNING before SQLite 3.35: two statements.
+            Event.objects.filter(pk=self.pk).update(version=models.F("version") + 1, changed_at=now)
+            self.refresh_from_db(fields=["version", "changed_at"])
+        else:
+            table = connection.ops.quote_name(Event._meta.db_table)
+            with connection.cursor() as cursor:
+                # One statement that also answers the new version.
+                cursor.execute(
+                    f"UPDATE {table} SET version = version + 1, changed_at = %s WHERE id = %s "
+                    "RETURNING version",
+                    [now, self.pk],
+                )
+                self.version, self.changed_at = cursor.fetchone()[0], now
+        live.forget_stamp(self.tournament.slug, self.slug)
 
     @property
     def entries_locked(self) -> bool:

@@ -29,6 +29,7 @@ def test_it_parses_the_trust_auth_url_of_the_development_machines():
     assert config["PASSWORD"] == ""
     assert config["HOST"] == "127.0.0.1"
     assert config["PORT"] == "5432"
+    assert config["PORT"] == "5432"
     assert "OPTIONS" not in config
 
 
@@ -211,3 +212,85 @@ def test_check_deploy_is_clean_behind_a_tls_proxy_too():
 def test_the_test_suite_runs_with_login_throttling_on():
     assert settings.AXES_ENABLED is True
     assert settings.AUTHENTICATION_BACKENDS[0] == "guandan_cup.accounts.LoginThrottleBackend"
+
+
+@pytest.mark.parametrize(
+    ("url", "backend"),
+    [
+        ("redis://127.0.0.1:6379/0", "guandan_cup.cache.RedisCache"),
+        ("rediss://:secret@cache.example:6380/1", "guandan_cup.cache.RedisCache"),
+        ("locmem://", "django.core.cache.backends.locmem.LocMemCache"),
+        ("dummy://", "django.core.cache.backends.dummy.DummyCache"),
+    ],
+)
+def test_it_parses_cache_urls(url, backend):
+    from guandan_cup.env import parse_cache_url
+
+    config = parse_cache_url(url)
+    assert config["BACKEND"] == backend
+    if "Redis" in backend:
+        assert config["LOCATION"] == url
+
+
+def test_it_rejects_an_unsupported_cache_url():
+    from guandan_cup.env import parse_cache_url
+
+    with pytest.raises(ImproperlyConfigured, match="cache URL"):
+        parse_cache_url("memcached://127.0.0.1:11211")
+
+
+def _settings_in_production(**env):
+    code = (
+        "import json, django; django.setup(); from django.conf import settings as s; "
+        "print(json.dumps([s.CACHES['default']['BACKEND'], s.SESSION_ENGINE, "
+        "s.DATABASES['default'].get('CONN_MAX_AGE'), s.DATABASES['default'].get('CONN_HEALTH_CHECKS'), "
+        "s.STORAGES['staticfiles']['BACKEND']]))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=settings.BASE_DIR,
+        env=_manage_env(
+            DJANGO_SETTINGS_MODULE="guandan_cup.settings",
+            DEBUG="0",
+            TESTING="0",
+            SECRET_KEY="x" * 50,
+            **env,
+        ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    import json
+
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_production_shares_redis_reuses_connections_and_hashes_static_files():
+    cache, sessions, max_age, health, static = _settings_in_production(
+        REDIS_URL="redis://127.0.0.1:6379/0",
+        DATABASE_URL="postgres://postgres@127.0.0.1:5432/guandan_cup",
+    )
+    assert cache == "guandan_cup.cache.RedisCache"
+    # Sessions stay in the database: every server sees them, and "log out everywhere"
+    # ends them all (a cached copy would outlive the deletion).
+    assert sessions == "django.contrib.sessions.backends.db"
+    assert max_age == 60 and health is True
+    assert static == "whitenoise.storage.CompressedManifestStaticFilesStorage"
+
+
+def test_without_a_cache_url_one_process_caches_in_its_own_memory():
+    cache, sessions, *_ = _settings_in_production(CACHE_URL="", REDIS_URL="")
+    assert cache == "django.core.cache.backends.locmem.LocMemCache"
+    assert sessions == "django.contrib.sessions.backends.db"
+
+
+def test_gunicorn_takes_its_workers_from_the_cpu_count_unless_told(monkeypatch):
+    import runpy
+
+    monkeypatch.delenv("WEB_CONCURRENCY", raising=False)
+    config = runpy.run_path(str(settings.BASE_DIR / "gunicorn.conf.py"))
+    assert config["workers"] == 2 * len(os.sched_getaffinity(0)) + 1
+    assert config["worker_class"] == "gthread" and config["preload_app"] is True
+    monkeypatch.setenv("WEB_CONCURRENCY", "3")
+    assert runpy.run_path(str(settings.BASE_DIR / "gunicorn.conf.py"))["workers"] == 3

@@ -1,0 +1,41 @@
+"""Gunicorn settings for production and the benchmarks:
+
+    gunicorn -c gunicorn.conf.py guandan_cup.wsgi
+
+Workers default to two per CPU plus one, each with a few threads (the gthread worker keeps
+phones' connections alive between polls and overlaps database waits). Every value can be
+set from the environment; nothing here is machine-specific.
+"""
+
+import os
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
+workers = int(os.environ.get("WEB_CONCURRENCY") or 2 * _cpus() + 1)
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
+threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+# Phones poll every 5 s: a connection kept open a little longer than that is reused.
+keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "6"))
+# The largest printed document (a 256-entry bracket) takes a few seconds to render.
+timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
+graceful_timeout = 30
+# Recycle workers now and then, staggered, so no slow leak ever matters on a long day.
+max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "20000"))
+max_requests_jitter = max_requests // 10
+# Load the app once, then fork: less memory, faster restarts. Django opens no database
+# connection at import, so none is shared between workers.
+preload_app = True
+# Heartbeat files on tmpfs: a slow disk never makes the arbiter kill a healthy worker.
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-") or None
+errorlog = "-"
+loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
+# Behind a reverse proxy on another host, name it so X-Forwarded-* headers are trusted.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")

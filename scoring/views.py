@@ -566,6 +566,7 @@ def _board_key(table: TableMatch):
 
 
 @login_required
+@require_safe
 def board(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
     """各台状态: every table of a round for the chief referee — not started, in play (levels,
     打几), submitted, confirmed — the oldest unconfirmed result first. Polls like the bracket

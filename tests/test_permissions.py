@@ -251,6 +251,9 @@ ARGS: dict[str, Callable] = {
     "tournaments-bracket-pdf": _nantong_event,
     "tournaments-scoresheets-pdf": _nantong_event,
     "tournaments-bracket": _nantong_event,
+    "tournaments-screen": _nantong_event,
+    "scoring-board": _nantong_event,
+    "healthz": lambda w: {},
     "tournaments-bracket-json": _nantong_event,
     "tournaments-match": lambda w: {**_nantong_event(w), "match_id": w.match.pk},
     "tournaments-match-json": lambda w: {**_nantong_event(w), "match_id": w.match.pk},
@@ -305,6 +308,8 @@ ARGS: dict[str, Callable] = {
 # Every pattern of the site, by what it does. Read-only URLs answer 405 to a POST (checked
 # below), so a view that starts writing cannot stay in this list unnoticed.
 PUBLIC = {
+    "healthz",
+    "tournaments-screen",
     "tournaments-list",
     "tournaments-detail",
     "tournaments-notice-pdf",
@@ -330,6 +335,7 @@ READ_ONLY = PUBLIC | {
     "tournaments-entries-template",
     "tournaments-entries-export",
     "scoring-desk",
+    "scoring-board",
     "scoring-audit",
 }
 WRITING = {
@@ -795,6 +801,7 @@ MATRIX: list[Row] = [
     Row("GET", "scoring-checkin", "login 403 403 403 ok ok ok ok ok"),
     # ----------------------------------------------------------------- chief referee
     Row("GET", "scoring-desk", CHIEF),
+    Row("GET", "scoring-board", CHIEF),
     Row("GET", "scoring-audit", CHIEF),
     Row(
         "POST",

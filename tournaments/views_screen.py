@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_safe
 
 from tournaments import live
 from tournaments.bracket_data import current_round, load_bracket, tables_of
@@ -111,6 +112,7 @@ def _screen_body(request: HttpRequest, event: Event) -> str:
     return mark_safe(live.fragment(event, "screen-body", render_body))
 
 
+@require_safe
 @live_response("screen", htmx_only=True)
 def screen_page(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
     if request.htmx:

@@ -4,7 +4,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0005_certificate"),
+        ("tournaments", "0007_referee_login_links"),
     ]
 
     operations = [

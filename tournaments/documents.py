@@ -233,6 +233,9 @@ def scoresheet_context(event: Event, request, *, round_number: int | None = None
         )
         sheets.append(
             {
+                # Which sheet of the stack this is: counted here, as the sheets may be
+                # rendered in pieces (pdf.render_pdf), where a page counter would restart.
+                "position": len(sheets) + 1,
                 "table": table,
                 "match": table.match,
                 "home": names["A"],
@@ -253,6 +256,7 @@ def scoresheet_context(event: Event, request, *, round_number: int | None = None
         "event": event,
         "rules": rules,
         "sheets": sheets,
+        "sheet_count": len(sheets),
     }
 
 

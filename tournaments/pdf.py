@@ -3,10 +3,22 @@
 Chinese text needs a CJK font known to fontconfig (Noto Sans/Serif CJK or WenQuanYi);
 WeasyPrint embeds the subset it uses, so the PDF reads the same on any computer.
 Without one every Chinese character is drawn as a box — `manage.py check` warns then.
+
+WeasyPrint lays a document out on one core. A long document made of independent parts
+(a round's 256 score sheets) is rendered in pieces on every core: the parent renders the
+HTML of each piece (all database access stays here), forks one worker per other core, each
+worker turns its HTML into a PDF, and the PDFs are joined page after page.
 """
 
+import io
+import logging
+import math
+import multiprocessing
+import os
 import shutil
 import subprocess
+import threading
+from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
 
 from django.conf import settings
@@ -31,13 +43,89 @@ def installed_cjk_fonts() -> tuple[str, ...]:
     return tuple(sorted({line.split(",")[0].strip() for line in out.splitlines() if line.strip()}))
 
 
-def render_pdf(template_name: str, context: dict, *, request=None) -> bytes:
+logger = logging.getLogger(__name__)
+
+# A piece smaller than this is not worth a process: forking, the fonts embedded once per
+# piece and the joining cost about as much as laying out a dozen score sheets.
+MIN_ITEMS_PER_PIECE = 12
+
+
+def render_pdf(template_name: str, context: dict, *, request=None, split: str = "") -> bytes:
+    """The template rendered as a PDF. With ``split``, the name of a list in the context
+    whose items start a new page each and share nothing (no page counter across them), a
+    long list is rendered in pieces on several cores and the pieces joined."""
+    items = context.get(split) if split else None
+    pieces = _piece_count(len(items)) if items else 1
+    if pieces == 1:
+        return write_pdf(render_to_string(template_name, context, request=request))
+    size = math.ceil(len(items) / pieces)
+    htmls = [
+        render_to_string(template_name, {**context, split: items[i : i + size]}, request=request)
+        for i in range(0, len(items), size)
+    ]
+    return join_pdfs(_write_pdfs(htmls))
+
+
+def write_pdf(html: str) -> bytes:
     # Imported here: WeasyPrint loads pango at import time, which pages that never print
     # should not pay for.
     from weasyprint import HTML
 
-    html = render_to_string(template_name, context, request=request)
     return HTML(string=html, base_url=str(settings.BASE_DIR / "static")).write_pdf()
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _piece_count(items: int) -> int:
+    """How many processes render a list of ``items``: one per core, while each gets at least
+    MIN_ITEMS_PER_PIECE; one where forking is unsafe (another thread might hold a lock the
+    child would wait for forever, as in the threaded development server) or unavailable."""
+    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
+        return 1
+    return max(1, min(_cores(), items // MIN_ITEMS_PER_PIECE))
+
+
+def _write_pdfs(htmls: list[str]) -> list[bytes]:
+    """PDFs of the HTML documents: the first in this process, the others at the same time in
+    forked workers (they inherit WeasyPrint's loaded fonts and never touch the database).
+    If a worker fails, this process renders its piece."""
+    with ProcessPoolExecutor(
+        max_workers=len(htmls) - 1, mp_context=multiprocessing.get_context("fork")
+    ) as pool:
+        futures = [pool.submit(_write_piece, html) for html in htmls[1:]]
+        pdfs = [write_pdf(htmls[0])]
+        for html, future in zip(htmls[1:], futures, strict=True):
+            try:
+                pdfs.append(future.result())
+            except Exception:
+                logger.exception("A PDF worker failed; rendering its piece here instead")
+                pdfs.append(write_pdf(html))
+    return pdfs
+
+
+def _write_piece(html: str) -> bytes:
+    """In a worker: its piece's PDF."""
+    return write_pdf(html)
+
+
+def join_pdfs(pdfs: list[bytes]) -> bytes:
+    """One PDF of the pages of ``pdfs`` in order, with the first one's title and metadata."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    readers = [PdfReader(io.BytesIO(pdf)) for pdf in pdfs]
+    for reader in readers:
+        writer.append(reader)
+    if readers[0].metadata:
+        writer.add_metadata(dict(readers[0].metadata))
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
 
 
 def pdf_response(pdf: bytes, filename: str, *, download: bool = False) -> HttpResponse:

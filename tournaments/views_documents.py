@@ -8,8 +8,8 @@ from tournaments.pdf import pdf_response, render_pdf
 from tournaments.views import get_public_tournament
 
 
-def _send(request, template: str, context: dict, filename: str) -> HttpResponse:
-    pdf = render_pdf(template, context, request=request)
+def _send(request, template: str, context: dict, filename: str, split: str = "") -> HttpResponse:
+    pdf = render_pdf(template, context, request=request, split=split)
     return pdf_response(pdf, filename, download="download" in request.GET)
 
 
@@ -35,7 +35,13 @@ def scoresheets_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpRes
     raw = request.GET.get("round", "")
     round_number = int(raw) if raw.isdigit() else None
     context = documents.scoresheet_context(event, request, round_number=round_number)
-    return _send(request, "pdf/scoresheets.html", context, f"{slug}-{event_slug}-scoresheets.pdf")
+    return _send(
+        request,
+        "pdf/scoresheets.html",
+        context,
+        f"{slug}-{event_slug}-scoresheets.pdf",
+        split="sheets",  # a round's 256 sheets are rendered on every core
+    )
 
 
 def results_pdf(request: HttpRequest, slug: str) -> HttpResponse:

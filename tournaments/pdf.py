@@ -48,6 +48,8 @@ logger = logging.getLogger(__name__)
 # A piece smaller than this is not worth a process: forking, the fonts embedded once per
 # piece and the joining cost about as much as laying out a dozen score sheets.
 MIN_ITEMS_PER_PIECE = 12
+# Each piece embeds its own subset of the fonts, so more pieces make a bigger file.
+MAX_PIECES = 4
 
 
 def render_pdf(template_name: str, context: dict, *, request=None, split: str = "") -> bytes:
@@ -87,7 +89,7 @@ def _piece_count(items: int) -> int:
     child would wait for forever, as in the threaded development server) or unavailable."""
     if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
         return 1
-    return max(1, min(_cores(), items // MIN_ITEMS_PER_PIECE))
+    return max(1, min(_cores(), MAX_PIECES, items // MIN_ITEMS_PER_PIECE))
 
 
 def _write_pdfs(htmls: list[str]) -> list[bytes]:

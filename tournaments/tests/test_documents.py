@@ -4,6 +4,7 @@ size and count, and score-sheet QR codes that open the table's entry page."""
 import re
 import shutil
 import subprocess
+import threading
 
 import pytest
 from django.urls import reverse
@@ -233,7 +234,9 @@ def test_many_score_sheets_are_rendered_on_every_core_and_joined_in_order(
         ).order_by("match__index", "number")
     )
     url = reverse("tournaments-scoresheets-pdf", args=["nantong-2014", "guandan"]) + "?round=1"
+    threads = threading.active_count()
     pdf = fetch(client, url)
+    assert threading.active_count() == threads  # the pool's threads are gone: forking is safe
     assert pdf_pieces == [3]  # twelve sheets, three cores: three pieces of four, two of them forked
     assert_twelve_sheets_in_order(pdf, tables, tmp_path)
     # A sheet from a forked piece still opens its own table's entry page.
@@ -280,14 +283,14 @@ def test_a_failed_pdf_worker_leaves_its_piece_to_the_request(
 
 
 def test_pdfs_are_rendered_in_one_process_for_short_lists_or_beside_other_threads(monkeypatch):
-    import threading
-
     from tournaments import pdf
 
     monkeypatch.setattr(pdf, "_cores", lambda: 2)
     assert pdf._piece_count(2 * pdf.MIN_ITEMS_PER_PIECE) == 2
     assert pdf._piece_count(10 * pdf.MIN_ITEMS_PER_PIECE) == 2
     assert pdf._piece_count(2 * pdf.MIN_ITEMS_PER_PIECE - 1) == 1
+    monkeypatch.setattr(pdf, "_cores", lambda: 64)
+    assert pdf._piece_count(1000) == pdf.MAX_PIECES
     # Forking beside another thread (the development server's) could leave the child
     # waiting for a lock that thread held.
     stop = threading.Event()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import io
 from dataclasses import dataclass
+from functools import cached_property
 
 import segno
 from django.urls import reverse
@@ -31,6 +32,23 @@ def qr_data_uri(url: str) -> str:
     buffer = io.BytesIO()
     segno.make(url, error="m").save(buffer, kind="png", scale=1, border=1)
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+class QRCode:
+    """A QR code of ``url`` that is made (``qr_data_uri``) when a template first shows it.
+    The score sheets' codes are most of the time spent before their PDF is laid out; made
+    while the template renders, those of a round rendered in pieces are made beside the
+    other pieces' layout (``pdf.render_pdf``)."""
+
+    def __init__(self, url: str):
+        self.url = url
+
+    @cached_property
+    def data_uri(self) -> str:
+        return qr_data_uri(self.url)
+
+    def __str__(self) -> str:
+        return self.data_uri
 
 
 def footer_date(tournament: Tournament):
@@ -248,7 +266,7 @@ def scoresheet_context(event: Event, request, *, round_number: int | None = None
                 # each, which made the sheets several times slower to lay out.
                 "blank_numbers": "\n".join(str(n) for n in range(deal + 1, deal + 1 + blank)),
                 "penalties": penalties,
-                "qr": qr_data_uri(url),
+                "qr": QRCode(url),
                 "url": url,
                 "winner": names.get(table.winner, ""),
             }

@@ -18,7 +18,8 @@ import os
 import shutil
 import subprocess
 import threading
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
 from functools import lru_cache
 
 from django.conf import settings
@@ -61,11 +62,12 @@ def render_pdf(template_name: str, context: dict, *, request=None, split: str = 
     if pieces == 1:
         return write_pdf(render_to_string(template_name, context, request=request))
     size = math.ceil(len(items) / pieces)
-    htmls = [
-        render_to_string(template_name, {**context, split: items[i : i + size]}, request=request)
-        for i in range(0, len(items), size)
-    ]
-    return join_pdfs(_write_pdfs(htmls))
+    chunks = [items[i : i + size] for i in range(0, len(items), size)]
+
+    def html_of(chunk: list) -> str:
+        return render_to_string(template_name, {**context, split: chunk}, request=request)
+
+    return join_pdfs(_write_pdfs(html_of, chunks))
 
 
 def write_pdf(html: str) -> bytes:
@@ -92,22 +94,37 @@ def _piece_count(items: int) -> int:
     return max(1, min(_cores(), MAX_PIECES, items // MIN_ITEMS_PER_PIECE))
 
 
-def _write_pdfs(htmls: list[str]) -> list[bytes]:
-    """PDFs of the HTML documents: the first in this process, the others at the same time in
+def _write_pdfs(html_of: Callable[[list], str], chunks: list[list]) -> list[bytes]:
+    """PDFs of the chunks' HTML: the first in this process, the others at the same time in
     forked workers (they inherit WeasyPrint's loaded fonts and never touch the database).
-    If a worker fails, this process renders its piece."""
+    The HTML is rendered here, the workers' first, so that they start while this process
+    renders its own (what a template makes only when shown, such as the score sheets' QR
+    codes, is then made beside their work). If a worker fails, this process renders its
+    piece."""
     with ProcessPoolExecutor(
-        max_workers=len(htmls) - 1, mp_context=multiprocessing.get_context("fork")
+        max_workers=len(chunks) - 1, mp_context=multiprocessing.get_context("fork")
     ) as pool:
-        futures = [pool.submit(_write_piece, html) for html in htmls[1:]]
-        pdfs = [write_pdf(htmls[0])]
-        for html, future in zip(htmls[1:], futures, strict=True):
+        handed = []
+        for chunk in chunks[1:]:
+            html = html_of(chunk)
+            handed.append((html, _submit(pool, html)))
+        pdfs = [write_pdf(html_of(chunks[0]))]
+        for html, future in handed:
             try:
                 pdfs.append(future.result())
             except Exception:
                 logger.exception("A PDF worker failed; rendering its piece here instead")
                 pdfs.append(write_pdf(html))
     return pdfs
+
+
+def _submit(pool: ProcessPoolExecutor, html: str) -> Future:
+    try:
+        return pool.submit(_write_piece, html)
+    except Exception as error:  # the pool broke: a worker died
+        failed = Future()
+        failed.set_exception(error)
+        return failed
 
 
 def _write_piece(html: str) -> bytes:

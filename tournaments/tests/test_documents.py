@@ -206,7 +206,9 @@ def pdf_pieces(monkeypatch):
     pieces = []
     write_pdfs = pdf._write_pdfs
     monkeypatch.setattr(
-        pdf, "_write_pdfs", lambda htmls: pieces.append(len(htmls)) or write_pdfs(htmls)
+        pdf,
+        "_write_pdfs",
+        lambda html_of, chunks: pieces.append(len(chunks)) or write_pdfs(html_of, chunks),
     )
     return pieces
 

@@ -198,11 +198,12 @@ def qr_on_page(pdf: bytes, page: int, tmp_path) -> str:
 
 @pytest.fixture
 def pdf_pieces(monkeypatch):
-    """Score sheets rendered in pieces of four on three cores; records the pieces."""
+    """Score sheets rendered in pieces of four on three idle cores; records the pieces."""
     from tournaments import pdf
 
     monkeypatch.setattr(pdf, "MIN_ITEMS_PER_PIECE", 4)
     monkeypatch.setattr(pdf, "_cores", lambda: 3)
+    monkeypatch.setattr(pdf, "_load", lambda: 0.2)
     pieces = []
     write_pdfs = pdf._write_pdfs
     monkeypatch.setattr(
@@ -239,7 +240,7 @@ def test_many_score_sheets_are_rendered_on_every_core_and_joined_in_order(
     threads = threading.active_count()
     pdf = fetch(client, url)
     assert threading.active_count() == threads  # the pool's threads are gone: forking is safe
-    assert pdf_pieces == [3]  # twelve sheets, three cores: three pieces of four, two of them forked
+    assert pdf_pieces == [3]  # twelve sheets, three idle cores: three pieces of four, two forked
     assert_twelve_sheets_in_order(pdf, tables, tmp_path)
     # A sheet from a forked piece still opens its own table's entry page.
     table = tables[8]
@@ -284,22 +285,31 @@ def test_a_failed_pdf_worker_leaves_its_piece_to_the_request(
     assert_twelve_sheets_in_order(pdf_bytes, tables, tmp_path)
 
 
-def test_pdfs_are_rendered_in_one_process_for_short_lists_or_beside_other_threads(monkeypatch):
+def test_pdfs_are_rendered_in_one_process_for_short_lists_busy_cores_or_beside_other_threads(
+    monkeypatch,
+):
     from tournaments import pdf
 
     monkeypatch.setattr(pdf, "_cores", lambda: 2)
-    assert pdf._piece_count(2 * pdf.MIN_ITEMS_PER_PIECE) == 2
-    assert pdf._piece_count(10 * pdf.MIN_ITEMS_PER_PIECE) == 2
-    assert pdf._piece_count(2 * pdf.MIN_ITEMS_PER_PIECE - 1) == 1
+    monkeypatch.setattr(pdf, "_load", lambda: 0.3)
+    assert pdf.piece_count(2 * pdf.MIN_ITEMS_PER_PIECE) == 2
+    assert pdf.piece_count(10 * pdf.MIN_ITEMS_PER_PIECE) == 2
+    assert pdf.piece_count(2 * pdf.MIN_ITEMS_PER_PIECE - 1) == 1
+    # The other core is busy: a worker would only compete with what runs there.
+    monkeypatch.setattr(pdf, "_load", lambda: 1.2)
+    assert pdf.piece_count(10 * pdf.MIN_ITEMS_PER_PIECE) == 1
+    monkeypatch.setattr(pdf, "_load", lambda: 5.0)
+    assert pdf.piece_count(10 * pdf.MIN_ITEMS_PER_PIECE) == 1
     monkeypatch.setattr(pdf, "_cores", lambda: 64)
-    assert pdf._piece_count(1000) == pdf.MAX_PIECES
+    monkeypatch.setattr(pdf, "_load", lambda: 0.0)
+    assert pdf.piece_count(1000) == pdf.MAX_PIECES
     # Forking beside another thread (the development server's) could leave the child
     # waiting for a lock that thread held.
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
-        assert pdf._piece_count(10 * pdf.MIN_ITEMS_PER_PIECE) == 1
+        assert pdf.piece_count(10 * pdf.MIN_ITEMS_PER_PIECE) == 1
     finally:
         stop.set()
         other.join()

@@ -244,7 +244,8 @@ def scoresheet_context(event: Event, request, *, round_number: int | None = None
                 )
             elif "time_up" in item.payload:
                 rows.append(SheetRow(deal, "", "", levels, "时间到"))
-        blank = max(0, 20 - len(rows))  # room for a 1-hour match on one A4 page
+        # Room for a 1-hour match on one A4 page; img/deal-rows.svg draws 20 empty rows.
+        blank = max(0, 20 - len(rows))
         url = request.build_absolute_uri(
             reverse("scoring-table", args=[event.tournament.slug, event.slug, table.pk])
         )

@@ -56,7 +56,7 @@ MAX_PIECES = 4
 def render_pdf(template_name: str, context: dict, *, request=None, split: str = "") -> bytes:
     """The template rendered as a PDF. With ``split``, the name of a list in the context
     whose items start a new page each and share nothing (no page counter across them), a
-    long list is rendered in pieces on several cores and the pieces joined."""
+    long list is rendered in pieces on the idle cores and the pieces joined."""
     items = context.get(split) if split else None
     pieces = piece_count(len(items)) if items else 1
     if pieces == 1:
@@ -140,7 +140,8 @@ def _submit(pool: ProcessPoolExecutor, html: str) -> Future:
 
 
 def _write_piece(html: str) -> bytes:
-    """In a worker: its piece's PDF."""
+    """In a worker: its piece's PDF (``write_pdf`` looked up there, so a test can make a
+    worker fail)."""
     return write_pdf(html)
 
 

@@ -40,7 +40,7 @@ def scoresheets_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpRes
         "pdf/scoresheets.html",
         context,
         f"{slug}-{event_slug}-scoresheets.pdf",
-        split="sheets",  # a round's 256 sheets are rendered on every core
+        split="sheets",  # a round's 256 sheets are rendered on the idle cores
     )
 
 

@@ -10,6 +10,7 @@ HTML of each piece (all database access stays here), forks a worker per other id
 each worker turns its HTML into a PDF, and the PDFs are joined page after page.
 """
 
+import hashlib
 import io
 import logging
 import math
@@ -151,13 +152,44 @@ def join_pdfs(pdfs: list[bytes]) -> bytes:
 
     writer = PdfWriter()
     readers = [PdfReader(io.BytesIO(pdf)) for pdf in pdfs]
-    for reader in readers:
+    for piece, reader in enumerate(readers):
+        if piece:
+            _retag_font_subsets(reader, piece)
         writer.append(reader)
     if readers[0].metadata:
         writer.add_metadata(dict(readers[0].metadata))
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
+
+
+def _retag_font_subsets(reader, piece: int) -> None:
+    """Give the font subsets of a piece their own tags ("DFCEGX+" in
+    "DFCEGX+Noto-Serif-CJK-SC"). WeasyPrint tags a subset after its font only, so every
+    piece would give its different subset the same name, which the PDF standard forbids
+    and which a printer keeping fonts by name would confuse (missing characters)."""
+    from pypdf.generic import NameObject
+
+    def retagged(name: str) -> NameObject:
+        tag, plus, font = name.lstrip("/").partition("+")
+        if not plus or len(tag) != 6:
+            return NameObject(name)
+        digest = hashlib.md5(f"{tag}{piece}".encode(), usedforsecurity=False).digest()
+        return NameObject("/" + "".join(chr(65 + b % 26) for b in digest[:6]) + "+" + font)
+
+    seen = set()
+    for page in reader.pages:
+        for ref in page.get("/Resources", {}).get("/Font", {}).values():
+            font = ref.get_object()
+            if id(font) in seen:
+                continue
+            seen.add(id(font))
+            for part in [font, *(d.get_object() for d in font.get("/DescendantFonts", []))]:
+                if "/BaseFont" in part:
+                    part[NameObject("/BaseFont")] = retagged(part["/BaseFont"])
+                if "/FontDescriptor" in part:
+                    descriptor = part["/FontDescriptor"].get_object()
+                    descriptor[NameObject("/FontName")] = retagged(descriptor["/FontName"])
 
 
 def pdf_response(pdf: bytes, filename: str, *, download: bool = False) -> HttpResponse:

@@ -221,6 +221,9 @@ def assert_twelve_sheets_in_order(pdf: bytes, tables, tmp_path):
         assert f"第{page}张共12张" in text
         assert f"/tables/{table.pk}/" in text
     assert_cjk_embedded(pdf, tmp_path)
+    # Each piece embeds its own font subsets; no two may share a name ("ABCDEF+Noto…").
+    fonts = [line.split()[0] for line in tool("pdffonts", pdf, tmp_path).splitlines()[2:]]
+    assert len(fonts) > 3 and len(set(fonts)) == len(fonts), fonts
 
 
 @pytest.mark.skipif(

@@ -94,6 +94,10 @@ def _load() -> float:
         return math.inf
 
 
+def _fork_is_safe() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
 def piece_count(items: int) -> int:
     """How many processes render a list of ``items``: this one, and a worker for each core
     nothing else is using, while each piece gets at least MIN_ITEMS_PER_PIECE. On cores
@@ -101,7 +105,7 @@ def piece_count(items: int) -> int:
     processes took a third more CPU time and longer than one. Always one where forking is
     unsafe (another thread might hold a lock the child would wait for forever, as in the
     threaded development server) or unavailable."""
-    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
+    if not _fork_is_safe():
         return 1
     idle = max(0, round(_cores() - _load()))  # this process's own core included
     return max(1, min(idle, MAX_PIECES, items // MIN_ITEMS_PER_PIECE))

@@ -204,6 +204,7 @@ def pdf_pieces(monkeypatch):
     monkeypatch.setattr(pdf, "MIN_ITEMS_PER_PIECE", 4)
     monkeypatch.setattr(pdf, "_cores", lambda: 3)
     monkeypatch.setattr(pdf, "_load", lambda: 0.2)
+    monkeypatch.setattr(pdf, "_fork_is_safe", lambda: True)  # beside the live server's thread
     pieces = []
     write_pdfs = pdf._write_pdfs
     monkeypatch.setattr(
@@ -288,11 +289,10 @@ def test_a_failed_pdf_worker_leaves_its_piece_to_the_request(
     assert_twelve_sheets_in_order(pdf_bytes, tables, tmp_path)
 
 
-def test_pdfs_are_rendered_in_one_process_for_short_lists_busy_cores_or_beside_other_threads(
-    monkeypatch,
-):
+def test_pdfs_are_rendered_in_one_process_for_short_lists_or_busy_cores(monkeypatch):
     from tournaments import pdf
 
+    monkeypatch.setattr(pdf, "_fork_is_safe", lambda: True)
     monkeypatch.setattr(pdf, "_cores", lambda: 2)
     monkeypatch.setattr(pdf, "_load", lambda: 0.3)
     assert pdf.piece_count(2 * pdf.MIN_ITEMS_PER_PIECE) == 2
@@ -306,13 +306,20 @@ def test_pdfs_are_rendered_in_one_process_for_short_lists_busy_cores_or_beside_o
     monkeypatch.setattr(pdf, "_cores", lambda: 64)
     monkeypatch.setattr(pdf, "_load", lambda: 0.0)
     assert pdf.piece_count(1000) == pdf.MAX_PIECES
-    # Forking beside another thread (the development server's) could leave the child
-    # waiting for a lock that thread held.
+    monkeypatch.setattr(pdf, "_fork_is_safe", lambda: False)
+    assert pdf.piece_count(1000) == 1
+
+
+def test_pdfs_are_not_rendered_in_forked_workers_beside_another_thread():
+    """Forking beside another thread (the development server's) could leave the child
+    waiting forever for a lock that thread held."""
+    from tournaments import pdf
+
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
-        assert pdf.piece_count(10 * pdf.MIN_ITEMS_PER_PIECE) == 1
+        assert not pdf._fork_is_safe()
     finally:
         stop.set()
         other.join()

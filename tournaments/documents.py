@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import io
 from dataclasses import dataclass
+from functools import cached_property
 
 import segno
 from django.urls import reverse
@@ -25,10 +26,26 @@ A3_LANDSCAPE_MAX = 128  # beyond this the tree is printed a quarter per page
 
 def qr_data_uri(url: str) -> str:
     """A PNG data URI: a bitmap is one image for the PDF, where an SVG is hundreds of paths
-    to draw (256 score sheets render several times faster)."""
+    to draw (256 score sheets render several times faster). Four pixels a module, not one
+    (a little faster): some PDF viewers ignore ``image-rendering: pixelated`` and would
+    blur a tiny bitmap scaled up."""
     buffer = io.BytesIO()
     segno.make(url, error="m").save(buffer, kind="png", scale=4, border=1)
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+class QRCode:
+    """A QR code of ``url`` that is made (``qr_data_uri``) when a template first shows it.
+    The score sheets' codes are most of the time spent before their PDF is laid out; made
+    while the template renders, those of a round rendered in pieces are made beside the
+    other pieces' layout (``pdf.render_pdf``)."""
+
+    def __init__(self, url: str):
+        self.url = url
+
+    @cached_property
+    def data_uri(self) -> str:
+        return qr_data_uri(self.url)
 
 
 def footer_date(tournament: Tournament):
@@ -227,20 +244,27 @@ def scoresheet_context(event: Event, request, *, round_number: int | None = None
                 )
             elif "time_up" in item.payload:
                 rows.append(SheetRow(deal, "", "", levels, "时间到"))
-        blank = max(0, 20 - len(rows))  # room for a 1-hour match on one A4 page
+        # Room for a 1-hour match on one A4 page; img/deal-rows.svg draws 20 empty rows.
+        blank = max(0, 20 - len(rows))
         url = request.build_absolute_uri(
             reverse("scoring-table", args=[event.tournament.slug, event.slug, table.pk])
         )
         sheets.append(
             {
+                # Which sheet of the stack this is: counted here, as the sheets may be
+                # rendered in pieces (pdf.render_pdf), where a page counter would restart.
+                "position": len(sheets) + 1,
                 "table": table,
                 "match": table.match,
                 "home": names["A"],
                 "away": names["B"],
                 "rows": rows,
-                "blank_rows": range(deal + 1, deal + 1 + blank),
+                # The empty rows' numbers, one a line: the grid's empty rows are one box
+                # whose background draws the rules (pdf.css, .blank-deals), not a table row
+                # each, which made the sheets several times slower to lay out.
+                "blank_numbers": "\n".join(str(n) for n in range(deal + 1, deal + 1 + blank)),
                 "penalties": penalties,
-                "qr": qr_data_uri(url),
+                "qr": QRCode(url),
                 "url": url,
                 "winner": names.get(table.winner, ""),
             }
@@ -250,6 +274,7 @@ def scoresheet_context(event: Event, request, *, round_number: int | None = None
         "event": event,
         "rules": rules,
         "sheets": sheets,
+        "sheet_count": len(sheets),
     }
 
 

@@ -3,10 +3,24 @@
 Chinese text needs a CJK font known to fontconfig (Noto Sans/Serif CJK or WenQuanYi);
 WeasyPrint embeds the subset it uses, so the PDF reads the same on any computer.
 Without one every Chinese character is drawn as a box — `manage.py check` warns then.
+
+WeasyPrint lays a document out on one core. A long document made of independent parts
+(a round's 256 score sheets) is rendered in pieces on the idle cores: the parent renders the
+HTML of each piece (all database access stays here), forks a worker per other idle core,
+each worker turns its HTML into a PDF, and the PDFs are joined page after page.
 """
 
+import hashlib
+import io
+import logging
+import math
+import multiprocessing
+import os
 import shutil
 import subprocess
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
 from functools import lru_cache
 
 from django.conf import settings
@@ -31,13 +45,155 @@ def installed_cjk_fonts() -> tuple[str, ...]:
     return tuple(sorted({line.split(",")[0].strip() for line in out.splitlines() if line.strip()}))
 
 
-def render_pdf(template_name: str, context: dict, *, request=None) -> bytes:
+logger = logging.getLogger(__name__)
+
+# A piece smaller than this is not worth a process: forking, the fonts embedded once per
+# piece and the joining cost about as much as laying out a dozen score sheets.
+MIN_ITEMS_PER_PIECE = 12
+# Each piece embeds its own subset of the fonts, so more pieces make a bigger file.
+MAX_PIECES = 4
+
+
+def render_pdf(template_name: str, context: dict, *, request=None, split: str = "") -> bytes:
+    """The template rendered as a PDF. With ``split``, the name of a list in the context
+    whose items start a new page each and share nothing (no page counter across them), a
+    long list is rendered in pieces on the idle cores and the pieces joined."""
+    items = context.get(split) if split else None
+    pieces = piece_count(len(items)) if items else 1
+    if pieces == 1:
+        return write_pdf(render_to_string(template_name, context, request=request))
+    size = math.ceil(len(items) / pieces)
+    chunks = [items[i : i + size] for i in range(0, len(items), size)]
+
+    def html_of(chunk: list) -> str:
+        return render_to_string(template_name, {**context, split: chunk}, request=request)
+
+    return join_pdfs(_write_pdfs(html_of, chunks))
+
+
+def write_pdf(html: str) -> bytes:
     # Imported here: WeasyPrint loads pango at import time, which pages that never print
     # should not pay for.
     from weasyprint import HTML
 
-    html = render_to_string(template_name, context, request=request)
     return HTML(string=html, base_url=str(settings.BASE_DIR / "static")).write_pdf()
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _load() -> float:
+    """Processes running or waiting for a core, averaged over the last minute."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return math.inf
+
+
+def _fork_is_safe() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def piece_count(items: int) -> int:
+    """How many processes render a list of ``items``: this one, and a worker for each core
+    nothing else is using, while each piece gets at least MIN_ITEMS_PER_PIECE. On cores
+    already busy a worker only adds work: measured on 2 cores running other jobs, two
+    processes took a third more CPU time and longer than one. Always one where forking is
+    unsafe (another thread might hold a lock the child would wait for forever, as in the
+    threaded development server) or unavailable."""
+    if not _fork_is_safe():
+        return 1
+    idle = max(0, round(_cores() - _load()))  # this process's own core included
+    return max(1, min(idle, MAX_PIECES, items // MIN_ITEMS_PER_PIECE))
+
+
+def _write_pdfs(html_of: Callable[[list], str], chunks: list[list]) -> list[bytes]:
+    """PDFs of the chunks' HTML: the first in this process, the others at the same time in
+    forked workers (they inherit WeasyPrint's loaded fonts and never touch the database).
+    The HTML is rendered here, the workers' first, so that they start while this process
+    renders its own (what a template makes only when shown, such as the score sheets' QR
+    codes, is then made beside their work). If a worker fails, this process renders its
+    piece."""
+    with ProcessPoolExecutor(
+        max_workers=len(chunks) - 1, mp_context=multiprocessing.get_context("fork")
+    ) as pool:
+        handed = []
+        for chunk in chunks[1:]:
+            html = html_of(chunk)
+            handed.append((html, _submit(pool, html)))
+        pdfs = [write_pdf(html_of(chunks[0]))]
+        for html, future in handed:
+            try:
+                pdfs.append(future.result())
+            except Exception:
+                logger.exception("A PDF worker failed; rendering its piece here instead")
+                pdfs.append(write_pdf(html))
+    return pdfs
+
+
+def _submit(pool: ProcessPoolExecutor, html: str) -> Future:
+    try:
+        return pool.submit(_write_piece, html)
+    except Exception as error:  # the pool broke: a worker died
+        failed = Future()
+        failed.set_exception(error)
+        return failed
+
+
+def _write_piece(html: str) -> bytes:
+    """In a worker: its piece's PDF (``write_pdf`` looked up there, so a test can make a
+    worker fail)."""
+    return write_pdf(html)
+
+
+def join_pdfs(pdfs: list[bytes]) -> bytes:
+    """One PDF of the pages of ``pdfs`` in order, with the first one's title and metadata."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    readers = [PdfReader(io.BytesIO(pdf)) for pdf in pdfs]
+    for piece, reader in enumerate(readers):
+        if piece:
+            _retag_font_subsets(reader, piece)
+        writer.append(reader)
+    if readers[0].metadata:
+        writer.add_metadata(dict(readers[0].metadata))
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def _retag_font_subsets(reader, piece: int) -> None:
+    """Give the font subsets of a piece their own tags ("DFCEGX+" in
+    "DFCEGX+Noto-Serif-CJK-SC"). WeasyPrint tags a subset after its font only, so every
+    piece would give its different subset the same name, which the PDF standard forbids
+    and which a printer keeping fonts by name would confuse (missing characters)."""
+    from pypdf.generic import NameObject
+
+    def retagged(name: str) -> NameObject:
+        tag, plus, font = name.lstrip("/").partition("+")
+        if not plus or len(tag) != 6:
+            return NameObject(name)
+        digest = hashlib.md5(f"{tag}{piece}".encode(), usedforsecurity=False).digest()
+        return NameObject("/" + "".join(chr(65 + b % 26) for b in digest[:6]) + "+" + font)
+
+    seen = set()
+    for page in reader.pages:
+        for ref in page.get("/Resources", {}).get("/Font", {}).values():
+            font = ref.get_object()
+            if id(font) in seen:
+                continue
+            seen.add(id(font))
+            for part in [font, *(d.get_object() for d in font.get("/DescendantFonts", []))]:
+                if "/BaseFont" in part:
+                    part[NameObject("/BaseFont")] = retagged(part["/BaseFont"])
+                if "/FontDescriptor" in part:
+                    descriptor = part["/FontDescriptor"].get_object()
+                    descriptor[NameObject("/FontName")] = retagged(descriptor["/FontName"])
 
 
 def pdf_response(pdf: bytes, filename: str, *, download: bool = False) -> HttpResponse:

@@ -10,8 +10,8 @@ from tournaments.pdf import pdf_response, render_pdf
 from tournaments.views import get_public_tournament
 
 
-def _send(request, template: str, context: dict, filename: str) -> HttpResponse:
-    pdf = render_pdf(template, context, request=request)
+def _send(request, template: str, context: dict, filename: str, split: str = "") -> HttpResponse:
+    pdf = render_pdf(template, context, request=request, split=split)
     return pdf_response(pdf, filename, download="download" in request.GET)
 
 
@@ -40,7 +40,13 @@ def scoresheets_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpRes
     raw = request.GET.get("round", "")
     round_number = whole_number(raw, maximum=SMALL_INT)
     context = documents.scoresheet_context(event, request, round_number=round_number)
-    return _send(request, "pdf/scoresheets.html", context, f"{slug}-{event_slug}-scoresheets.pdf")
+    return _send(
+        request,
+        "pdf/scoresheets.html",
+        context,
+        f"{slug}-{event_slug}-scoresheets.pdf",
+        split="sheets",  # a round's 256 sheets are rendered on the idle cores
+    )
 
 
 @require_safe

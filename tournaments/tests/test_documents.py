@@ -4,6 +4,7 @@ size and count, and score-sheet QR codes that open the table's entry page."""
 import re
 import shutil
 import subprocess
+import threading
 
 import pytest
 from django.urls import reverse
@@ -179,6 +180,149 @@ def test_each_score_sheet_qr_code_opens_its_tables_entry_page(client, demo, tmp_
         ).stdout.strip()
         table = tables[page - 1]
         assert decoded == f"http://testserver/t/nantong-2014/guandan/tables/{table.pk}/"
+
+
+def qr_on_page(pdf: bytes, page: int, tmp_path) -> str:
+    path = tmp_path / "sheets.pdf"
+    path.write_bytes(pdf)
+    prefix = tmp_path / f"qr{page}"
+    subprocess.run(
+        ["pdftoppm", "-r", "150", "-png", "-f", str(page), "-l", str(page), str(path), prefix],
+        check=True,
+    )
+    [png] = tmp_path.glob(f"qr{page}*.png")
+    return subprocess.run(
+        ["zbarimg", "--quiet", "--raw", str(png)], capture_output=True, text=True
+    ).stdout.strip()
+
+
+@pytest.fixture
+def pdf_pieces(monkeypatch):
+    """Score sheets rendered in pieces of four on three idle cores; records the pieces."""
+    from tournaments import pdf
+
+    monkeypatch.setattr(pdf, "MIN_ITEMS_PER_PIECE", 4)
+    monkeypatch.setattr(pdf, "_cores", lambda: 3)
+    monkeypatch.setattr(pdf, "_load", lambda: 0.2)
+    monkeypatch.setattr(pdf, "_fork_is_safe", lambda: True)  # beside the live server's thread
+    pieces = []
+    write_pdfs = pdf._write_pdfs
+    monkeypatch.setattr(
+        pdf,
+        "_write_pdfs",
+        lambda html_of, chunks: pieces.append(len(chunks)) or write_pdfs(html_of, chunks),
+    )
+    return pieces
+
+
+def assert_twelve_sheets_in_order(pdf: bytes, tables, tmp_path):
+    assert info(pdf, tmp_path)["Pages"] == "12"
+    for page, table in enumerate(tables, start=1):
+        text = "".join(tool("pdftotext", pdf, tmp_path, "-f", str(page), "-l", str(page)).split())
+        assert f"第{page}张共12张" in text
+        assert f"/tables/{table.pk}/" in text
+    assert_cjk_embedded(pdf, tmp_path)
+    # Each piece embeds its own font subsets; no two may share a name ("ABCDEF+Noto…").
+    fonts = [line.split()[0] for line in tool("pdffonts", pdf, tmp_path).splitlines()[2:]]
+    assert len(fonts) > 3 and len(set(fonts)) == len(fonts), fonts
+
+
+@pytest.mark.skipif(
+    not shutil.which("zbarimg") or not shutil.which("pdftoppm"),
+    reason="zbar-tools or poppler-utils not installed (apt-get install zbar-tools poppler-utils)",
+)
+def test_many_score_sheets_are_rendered_on_every_core_and_joined_in_order(
+    client, demo, tmp_path, pdf_pieces
+):
+    event = Event.objects.get(tournament__slug="nantong-2014", slug="guandan")
+    tables = list(
+        TableMatch.objects.filter(
+            match__round__stage__event=event, match__round__number=1
+        ).order_by("match__index", "number")
+    )
+    url = reverse("tournaments-scoresheets-pdf", args=["nantong-2014", "guandan"]) + "?round=1"
+    threads = threading.active_count()
+    pdf = fetch(client, url)
+    assert threading.active_count() == threads  # the pool's threads are gone: forking is safe
+    assert pdf_pieces == [3]  # twelve sheets, three idle cores: three pieces of four, two forked
+    assert_twelve_sheets_in_order(pdf, tables, tmp_path)
+    # A sheet from a forked piece still opens its own table's entry page.
+    table = tables[8]
+    assert (
+        qr_on_page(pdf, 9, tmp_path)
+        == f"http://testserver/t/nantong-2014/guandan/tables/{table.pk}/"
+    )
+    # The request's database connection is intact after the forks.
+    assert TableMatch.objects.filter(pk=table.pk).exists()
+    assert client.get(url).status_code == 200
+
+
+@pytest.mark.parametrize("failure", ["raises", "dies"])
+def test_a_failed_pdf_worker_leaves_its_piece_to_the_request(
+    client, demo, tmp_path, monkeypatch, pdf_pieces, failure
+):
+    import os
+
+    from tournaments import pdf
+
+    parent, write_pdf = os.getpid(), pdf.write_pdf
+
+    def fails_in_a_worker(html):
+        if os.getpid() != parent:
+            if failure == "dies":
+                os._exit(1)
+            raise RuntimeError("worker fails")
+        return write_pdf(html)
+
+    monkeypatch.setattr(pdf, "write_pdf", fails_in_a_worker)
+    event = Event.objects.get(tournament__slug="nantong-2014", slug="guandan")
+    tables = list(
+        TableMatch.objects.filter(
+            match__round__stage__event=event, match__round__number=1
+        ).order_by("match__index", "number")
+    )
+    pdf_bytes = fetch(
+        client,
+        reverse("tournaments-scoresheets-pdf", args=["nantong-2014", "guandan"]) + "?round=1",
+    )
+    assert pdf_pieces == [3]
+    assert_twelve_sheets_in_order(pdf_bytes, tables, tmp_path)
+
+
+def test_pdfs_are_rendered_in_one_process_for_short_lists_or_busy_cores(monkeypatch):
+    from tournaments import pdf
+
+    monkeypatch.setattr(pdf, "_fork_is_safe", lambda: True)
+    monkeypatch.setattr(pdf, "_cores", lambda: 2)
+    monkeypatch.setattr(pdf, "_load", lambda: 0.3)
+    assert pdf.piece_count(2 * pdf.MIN_ITEMS_PER_PIECE) == 2
+    assert pdf.piece_count(10 * pdf.MIN_ITEMS_PER_PIECE) == 2
+    assert pdf.piece_count(2 * pdf.MIN_ITEMS_PER_PIECE - 1) == 1
+    # The other core is busy: a worker would only compete with what runs there.
+    monkeypatch.setattr(pdf, "_load", lambda: 1.2)
+    assert pdf.piece_count(10 * pdf.MIN_ITEMS_PER_PIECE) == 1
+    monkeypatch.setattr(pdf, "_load", lambda: 5.0)
+    assert pdf.piece_count(10 * pdf.MIN_ITEMS_PER_PIECE) == 1
+    monkeypatch.setattr(pdf, "_cores", lambda: 64)
+    monkeypatch.setattr(pdf, "_load", lambda: 0.0)
+    assert pdf.piece_count(1000) == pdf.MAX_PIECES
+    monkeypatch.setattr(pdf, "_fork_is_safe", lambda: False)
+    assert pdf.piece_count(1000) == 1
+
+
+def test_pdfs_are_not_rendered_in_forked_workers_beside_another_thread():
+    """Forking beside another thread (the development server's) could leave the child
+    waiting forever for a lock that thread held."""
+    from tournaments import pdf
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not pdf._fork_is_safe()
+    finally:
+        stop.set()
+        other.join()
 
 
 def test_results_list_prizes_and_print_a_certificate_per_award(client, demo, tmp_path):

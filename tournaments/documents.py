@@ -17,6 +17,13 @@ from tournaments.bracket_data import Bracket, load_bracket
 from tournaments.drawsheet import draw_sheet
 from tournaments.models import Entry, Event, Stage, Tournament
 
+# The forfeit reasons of the chess and rally engines, for the score sheet's notes.
+FORFEIT_REASONS_ZH = {
+    "withdrawn": "弃权",
+    "stoppage_over_5_min": "不服从裁判致使比赛中断5分钟",
+    "late_over_10_min": "迟到十分钟以上",
+}
+
 PRIZES = {1: "一等奖", 2: "二等奖", 3: "三等奖"}
 SOUVENIR = "纪念奖"
 PARTICIPATION = "参与奖"
@@ -214,10 +221,14 @@ def scoresheet_context(event: Event, request, *, round_number: int | None = None
     )
     if round_number is not None:
         tables = tables.filter(match__round__number=round_number)
-    rules = event.rules()
+    engine = event.scorer()
+    rules = engine.rules
     places = {2: "二游", 3: "三游", 4: "末游"}
     sheets = []
     for table in tables:
+        if not engine.is_guandan:
+            sheets.append(_game_sheet(engine, event, table, request, position=len(sheets) + 1))
+            continue
         rows, penalties = [], []
         state = initial_state(rules)
         deal = 0
@@ -273,8 +284,70 @@ def scoresheet_context(event: Event, request, *, round_number: int | None = None
         "tournament": event.tournament,
         "event": event,
         "rules": rules,
+        "engine": engine,
         "sheets": sheets,
         "sheet_count": len(sheets),
+    }
+
+
+@dataclass
+class GameRow:
+    number: int
+    home: str  # a rally game's points, or xiangqi: who moved first
+    away: str  # a rally game's points, or xiangqi: the result
+    winner: str
+    note: str
+
+
+def _game_sheet(engine, event: Event, table, request, *, position: int) -> dict:
+    """The sheet of a chess, badminton or table-tennis match: one row per game (as many as
+    the match can take), filled in with the games recorded so far."""
+    match = table.match
+    names = {
+        "home": match.home.name if match.home_id else "",
+        "away": match.away.name if match.away_id else "",
+    }
+    payloads = [
+        e.payload for e in sorted(table.events.all(), key=lambda e: e.seq) if not e.undone_at
+    ]
+    state = engine.replay(payloads)
+    rows, notes = [], []
+    for number, game in enumerate(engine.games(state) or [], start=1):
+        if engine.kind == "rally":
+            winner = "home" if game["home"] > game["away"] else "away"
+            rows.append(GameRow(number, str(game["home"]), str(game["away"]), names[winner], ""))
+        else:
+            result = game["result"]
+            rows.append(
+                GameRow(
+                    number,
+                    names[game["first_move"]],
+                    "和棋" if result == "draw" else f"{names[result]}胜",
+                    names.get(result, ""),
+                    "",
+                )
+            )
+    for payload in payloads:
+        if "forfeit" in payload:
+            side = payload["forfeit"].get("side", "")
+            reason = FORFEIT_REASONS_ZH.get(payload["forfeit"].get("reason", ""), "")
+            notes.append(f"{names.get(side, '')}：弃权" + (f"（{reason}）" if reason else ""))
+    url = request.build_absolute_uri(
+        reverse("scoring-table", args=[event.tournament.slug, event.slug, table.pk])
+    )
+    winner = {"A": names["home"], "B": names["away"]}.get(table.winner, "")
+    return {
+        "position": position,
+        "table": table,
+        "match": match,
+        "home": names["home"],
+        "away": names["away"],
+        "games": rows,
+        "blank_games": range(len(rows) + 1, engine.best_of + 1),
+        "penalties": notes,
+        "qr": QRCode(url),
+        "url": url,
+        "winner": winner,
     }
 
 

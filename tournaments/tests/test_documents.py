@@ -141,6 +141,47 @@ def test_score_sheets_one_page_per_table_filled_in_with_the_record(client, demo,
     assert_cjk_embedded(pdf, tmp_path)
 
 
+def test_chess_and_rally_score_sheets_have_a_row_per_game(client, demo, tmp_path):
+    from scoring import services
+
+    for slug, record, expected in [
+        (
+            "badminton",
+            [{"home": 21, "away": 17}],
+            ["羽毛球·记分表", "羽毛球三局两胜", "本局胜方", "21", "17", "弃权记录"],
+        ),
+        (
+            "xiangqi",
+            [{"result": "draw", "first_move": "away"}],
+            ["象棋·记分表", "先手（红方）", "和棋", "猜先；和棋则后手胜"],
+        ),
+        ("table-tennis", [{"forfeit": {"side": "home", "reason": "late_over_10_min"}}], []),
+    ]:
+        event = Event.objects.get(tournament__slug="anhui-2021", slug=slug)
+        tables = TableMatch.objects.filter(match__round__stage__event=event, match__round__number=1)
+        table = tables.order_by("pk").first()
+        for n, item in enumerate(record):
+            services.record_event(table=table, event=item, key=f"k{n}")
+        pdf = fetch(
+            client, reverse("tournaments-scoresheets-pdf", args=["anhui-2021", slug]) + "?round=1"
+        )
+        assert info(pdf, tmp_path)["Pages"] == str(tables.count())
+        text = text_of(pdf, tmp_path)
+        assert table.match.home.name in text and table.match.away.name in text
+        if slug == "table-tennis":
+            expected = [f"{table.match.home.name}：弃权（迟到十分钟以上）", "乒乓球五局三胜"]
+            # A row for each game the match can take: best of five.
+            from django.test import RequestFactory
+
+            from tournaments.documents import scoresheet_context
+
+            sheet = scoresheet_context(event, RequestFactory().get("/"), round_number=1)["sheets"]
+            first = next(x for x in sheet if x["table"].pk == table.pk)
+            assert len(first["games"]) + len(first["blank_games"]) == 5
+        for item in expected:
+            assert item in text, (slug, item)
+
+
 @pytest.mark.skipif(
     not shutil.which("zbarimg") or not shutil.which("pdftoppm"),
     reason="zbar-tools or poppler-utils not installed (apt-get install zbar-tools poppler-utils)",

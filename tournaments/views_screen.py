@@ -26,6 +26,12 @@ TREE_WIDTH = 4
 SLIDE_SECONDS = 12
 
 
+def _number(value) -> str:
+    """1.0 → "1", 1.5 → "1½" (chess points)."""
+    whole = int(value)
+    return f"{whole or ''}½" if value - whole >= 0.5 else str(whole)
+
+
 def _chunks(items: list, size: int) -> list[list]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
@@ -43,12 +49,22 @@ def screen_slides(event: Event) -> tuple[list[dict], object]:
             m.table_list = tables.get(m.pk, [])
             # The tie's score as it stands: tables confirmed so far (a decided tie has its own).
             confirmed = [t.winner for t in m.table_list if t.status == "confirmed"]
-            m.live_home, m.live_away = (
-                (m.home_score, m.away_score)
-                if m.is_decided
-                else (confirmed.count("A"), confirmed.count("B"))
+            if m.is_decided:
+                m.live_home, m.live_away = m.home_score, m.away_score
+            elif not event.is_guandan and m.table_list:
+                # Chess and the ball games: the games won so far (chess: points).
+                state = m.table_list[0].state
+                won = state.get("points") or state.get("games_won") or {}
+                m.live_home = _number(won.get("home", 0))
+                m.live_away = _number(won.get("away", 0))
+            else:
+                m.live_home, m.live_away = confirmed.count("A"), confirmed.count("B")
+            m.tables_started = any(
+                t.state.get("deals_total")
+                or t.state.get("games")
+                or t.state.get("game_in_progress")
+                for t in m.table_list
             )
-            m.tables_started = any(t.state.get("deals_total") for t in m.table_list)
         pages = _chunks(playable, TIES_PER_SLIDE)
         for number, page in enumerate(pages, start=1):
             slides.append(

@@ -497,3 +497,16 @@ def test_through_the_services_a_finished_match_takes_nothing_more_and_the_winner
             )
             assert ours >= others
         transaction.set_rollback(True)
+
+
+def test_the_table_board_and_the_projector_show_games_won_for_a_singles_match(client, people):
+    match = first_match("badminton")
+    table = table_of(match)
+    services.record_event(table=table, event={"home": 21, "away": 17}, user=people["ref"], key="a")
+    services.record_event(table=table, event={"point": "away"}, user=people["ref"], key="b")
+    client.force_login(people["chief"])
+    html = client.get(reverse("scoring-board", args=[ANHUI, "badminton"])).content.decode()
+    assert "比分" in html and "<strong>1 : 0</strong>" in html and "第2局 0–1" in html
+    assert "、 — 、" not in html  # no pair line for players
+    html = client.get(reverse("tournaments-screen", args=[ANHUI, "badminton"])).content.decode()
+    assert "1 : 0" in html and "第2局 0–1" in html and "比分：主方–客方" in html

@@ -154,8 +154,10 @@ def _public_urls() -> dict[str, list[str]]:
         "tournaments-scoresheets-pdf",
         "tournaments-bracket",
         "tournaments-bracket-json",
+        "tournaments-screen",
     ):
         urls[name] = [reverse(name, args=[NANTONG, *event])]
+    urls["healthz"] = [reverse("healthz")]
     return urls
 
 

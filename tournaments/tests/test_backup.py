@@ -3,6 +3,7 @@ on one database and between SQLite and PostgreSQL, and an import is all or nothi
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -21,6 +22,7 @@ from scoring.models import TableEvent, TableMatch
 from tournaments import backup, draws
 from tournaments.bracket_data import bracket_json, load_bracket
 from tournaments.demo import play_demo
+from tournaments.login_links import login_link_create
 from tournaments.models import Draw, Entry, Event, Official, Tournament, Unit
 from tournaments.registration import withdraw_entry
 from tournaments.synthetic import create_event
@@ -57,10 +59,21 @@ def enrich(demo) -> None:
     leader = User.objects.create_user("backup-leader")
     anhui.units.order_by("pk").first().leaders.add(leader)
 
-    # An undone draw stays on record; the event is drawn again.
-    xiangqi = Event.objects.get(tournament=anhui, slug="xiangqi")
-    draws.undo_draw(event=xiangqi, user=chief)
-    draws.draw_event(event=xiangqi, user=chief, seed=7)
+    # An undone draw stays on record; the event is drawn again. (On an event of its own:
+    # the demo's events may be played already, and a played draw cannot be undone.)
+    redrawn = create_event(tournament_slug=ANHUI, event_slug="backup-redraw", entries=4)
+    draws.draw_event(event=redrawn, user=chief, seed=3)
+    draws.undo_draw(event=redrawn, user=chief)
+    draws.draw_event(event=redrawn, user=chief, seed=7)
+
+    # A referee's one-time login link (stored as a hash).
+    link_referee = Official.objects.create(tournament=anhui, name="扫码裁判", role="referee")
+    login_link_create(
+        official=link_referee,
+        created_by=chief,
+        day=dt.date(2021, 1, 27),
+        now=dt.datetime(2021, 1, 26, 9, 0, tzinfo=dt.UTC),
+    )
 
     # A group stage drawn by lots, with seeds: entry ids inside the draw's JSON.
     groups = create_event(tournament_slug=ANHUI, event_slug="backup-groups", entries=6)

@@ -329,24 +329,25 @@ def record_game(request, table):
     raise TableError("not_for_sport", _("这个项目没有这项记录。"))
 
 
-@referee_action()
-def record_point(request, table):
-    """Point by point (羽毛球/乒乓球): the rally's winner."""
+def _rally_side_event(request, table, name: str, missing: str) -> str:
+    """A rally event naming one side: ``{name: "home" | "away"}``."""
     _sport_only(table, "rally")
     side = request.POST.get("side", "")
     if side not in ("home", "away"):
-        raise TableError("invalid_side", _("请选择得分的一方。"))
-    return _record(request, table, {"point": side})
+        raise TableError("invalid_side", missing)
+    return _record(request, table, {name: side})
+
+
+@referee_action()
+def record_point(request, table):
+    """Point by point (羽毛球/乒乓球): the rally's winner."""
+    return _rally_side_event(request, table, "point", _("请选择得分的一方。"))
 
 
 @referee_action()
 def record_first_server(request, table):
     """猜先: who serves first in the match."""
-    _sport_only(table, "rally")
-    side = request.POST.get("side", "")
-    if side not in ("home", "away"):
-        raise TableError("invalid_side", _("请选择首先发球的一方。"))
-    return _record(request, table, {"first_server": side})
+    return _rally_side_event(request, table, "first_server", _("请选择首先发球的一方。"))
 
 
 @referee_action()

@@ -46,7 +46,8 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 
 messages: setup
-	DEBUG=1 $(PY) manage.py makemessages -l en --ignore=.venv --ignore=var
+	DEBUG=1 $(PY) manage.py makemessages -l en --ignore=.venv --ignore=var --ignore="*/tests/*" \
+		--ignore=tests --ignore=bench --ignore="templates/pdf/*"
 	DEBUG=1 $(PY) manage.py compilemessages --ignore=.venv
 
 check-compose:

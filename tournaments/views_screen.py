@@ -17,8 +17,8 @@ from tournaments.live import live_response
 from tournaments.models import Event, Match, Stage
 from tournaments.views_bracket import POLL_SECONDS, _public_event
 
-TIES_PER_SLIDE = 8
-RESULTS_SHOWN = 8
+TIES_PER_SLIDE = 6  # two lines each: six fill a 16:9 screen at this type size
+RESULTS_SHOWN = 6
 GROUPS_PER_SLIDE = 2
 STANDINGS_SHOWN = 10
 # The tree slide starts at the first round of the last knockout with at most this many ties.

@@ -40,6 +40,14 @@ GUANDAN_DISCIPLINES = ("guandan_team", "guandan_pairs")
 _SPORT_REASONS = {"withdrew": "withdrawn"}
 
 
+def format_points(value) -> str:
+    """A score for people: 1.0 → "1", 1.5 → "1½", 0.5 → "½" (chess points)."""
+    whole = int(value)
+    if value - whole >= 0.5:
+        return f"{whole}½" if whole else "½"
+    return str(whole)
+
+
 def kind_of(discipline: str) -> str:
     if discipline in GUANDAN_DISCIPLINES:
         return "guandan"
@@ -230,6 +238,7 @@ __all__ = [
     "KINDS",
     "ScoringError",
     "Scorer",
+    "format_points",
     "kind_of",
     "preset_choices",
     "scorer_for",

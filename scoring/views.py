@@ -24,6 +24,7 @@ from django.views.decorators.http import require_POST, require_safe
 from scoring import services
 from scoring.models import AuditEntry, CheckIn, Report, TableMatch
 from scoring.services import TableError
+from scoring.sports import format_points
 from tournaments import live
 from tournaments.access import can_enter_table, can_issue_login_links, get_event, is_chief
 from tournaments.bracket_data import current_round, load_bracket, round_by_id, tables_of
@@ -151,14 +152,6 @@ def _games(engine, state: dict) -> list[dict]:
     return rows
 
 
-def _points(value) -> str:
-    """1.5 → 1½ (chess points)."""
-    whole, half = int(value), value - int(value) >= 0.5
-    if half:
-        return f"{whole}½" if whole else "½"
-    return str(whole)
-
-
 def _sides(engine, table: TableMatch, names: dict) -> list[tuple]:
     """(team, name, unit, big number) for the scoreboard of a chess or rally match."""
     if engine.is_guandan:
@@ -167,7 +160,7 @@ def _sides(engine, table: TableMatch, names: dict) -> list[tuple]:
     rows = []
     for team, side, entry in (("A", "home", table.match.home), ("B", "away", table.match.away)):
         if engine.kind == "xiangqi":
-            value = _points(state.get("points", {}).get(side, 0))
+            value = format_points(state.get("points", {}).get(side, 0))
         else:
             value = state.get("games_won", {}).get(side, 0)
         rows.append((team, names[team], entry.unit.name if entry else "", value))

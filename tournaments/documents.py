@@ -13,16 +13,10 @@ import segno
 from django.urls import reverse
 from django.utils import timezone
 
+from scoring.sport_common import FORFEIT_REASONS
 from tournaments.bracket_data import Bracket, load_bracket
 from tournaments.drawsheet import draw_sheet
 from tournaments.models import Entry, Event, Stage, Tournament
-
-# The forfeit reasons of the chess and rally engines, for the score sheet's notes.
-FORFEIT_REASONS_ZH = {
-    "withdrawn": "弃权",
-    "stoppage_over_5_min": "不服从裁判致使比赛中断5分钟",
-    "late_over_10_min": "迟到十分钟以上",
-}
 
 PRIZES = {1: "一等奖", 2: "二等奖", 3: "三等奖"}
 SOUVENIR = "纪念奖"
@@ -330,7 +324,7 @@ def _game_sheet(engine, event: Event, table, request, *, position: int) -> dict:
     for payload in payloads:
         if "forfeit" in payload:
             side = payload["forfeit"].get("side", "")
-            reason = FORFEIT_REASONS_ZH.get(payload["forfeit"].get("reason", ""), "")
+            reason = FORFEIT_REASONS.get(payload["forfeit"].get("reason", ""), "")
             notes.append(f"{names.get(side, '')}：弃权" + (f"（{reason}）" if reason else ""))
     url = request.build_absolute_uri(
         reverse("scoring-table", args=[event.tournament.slug, event.slug, table.pk])

@@ -11,6 +11,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
+from scoring.sports import format_points
 from tournaments import live
 from tournaments.bracket_data import current_round, load_bracket, tables_of
 from tournaments.live import live_response
@@ -24,12 +25,6 @@ STANDINGS_SHOWN = 10
 # The tree slide starts at the first round of the last knockout with at most this many ties.
 TREE_WIDTH = 4
 SLIDE_SECONDS = 12
-
-
-def _number(value) -> str:
-    """1.0 → "1", 1.5 → "1½" (chess points)."""
-    whole = int(value)
-    return f"{whole or ''}½" if value - whole >= 0.5 else str(whole)
 
 
 def _chunks(items: list, size: int) -> list[list]:
@@ -55,8 +50,8 @@ def screen_slides(event: Event) -> tuple[list[dict], object]:
                 # Chess and the ball games: the games won so far (chess: points).
                 state = m.table_list[0].state
                 won = state.get("points") or state.get("games_won") or {}
-                m.live_home = _number(won.get("home", 0))
-                m.live_away = _number(won.get("away", 0))
+                m.live_home = format_points(won.get("home", 0))
+                m.live_away = format_points(won.get("away", 0))
             else:
                 m.live_home, m.live_away = confirmed.count("A"), confirmed.count("B")
             m.tables_started = any(

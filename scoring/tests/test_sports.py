@@ -228,3 +228,12 @@ def test_the_winner_always_has_the_majority(discipline, seed, strength):
     else:
         assert mine == engine.rules.games_to_win > theirs
         assert len(engine.games(state)) == mine + theirs <= engine.best_of
+
+
+@pytest.mark.parametrize(
+    "value, text", [(0, "0"), (0.0, "0"), (0.5, "½"), (1.0, "1"), (1.5, "1½"), (2, "2")]
+)
+def test_chess_points_are_written_with_a_half(value, text):
+    from scoring.sports import format_points
+
+    assert format_points(value) == text

@@ -106,7 +106,9 @@ def test_an_event_refuses_another_sports_rule_set(demo):
     badminton.ruleset = "table-tennis11"
     with pytest.raises(ValidationError) as caught:
         badminton.full_clean()
-    assert "ruleset" in caught.value.message_dict
+    assert caught.value.message_dict["ruleset"] == [
+        "所选规则“乒乓球五局三胜（每局11分）”不适用于羽毛球项目；请选该项目的规则，或留空。"
+    ]
 
 
 # --------------------------------------------------------------------------- badminton

@@ -294,13 +294,17 @@ class Event(models.Model):
         try:
             self.scorer()
         except ValueError as exc:
-            field = "ruleset_config" if self.ruleset_config else "ruleset"
-            message = (
-                _("自定义规则参数有误：%(error)s")
-                if self.ruleset_config
-                else _("所选规则不适用于这个项目：%(error)s")
-            )
-            raise ValidationError({field: message % {"error": exc}}) from None
+            if self.ruleset_config:
+                message = _("自定义规则参数有误：%(error)s") % {"error": exc}
+                raise ValidationError({"ruleset_config": message}) from None
+            chosen = dict(c for _group, items in ruleset_choices() for c in items)
+            message = _(
+                "所选规则“%(ruleset)s”不适用于%(discipline)s项目；请选该项目的规则，或留空。"
+            ) % {
+                "ruleset": chosen.get(self.ruleset, self.ruleset),
+                "discipline": self.get_discipline_display(),
+            }
+            raise ValidationError({"ruleset": message}) from None
 
     def bump_version(self) -> None:
         """Record that something the live pages show changed (an UPDATE … SET version =

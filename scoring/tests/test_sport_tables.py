@@ -512,3 +512,17 @@ def test_the_table_board_and_the_projector_show_games_won_for_a_singles_match(cl
     assert "、 — 、" not in html  # no pair line for players
     html = client.get(reverse("tournaments-screen", args=[ANHUI, "badminton"])).content.decode()
     assert "1 : 0" in html and "第2局 0–1" in html and "比分：主方–客方" in html
+
+
+def test_the_desk_offers_check_in_and_the_whistle_for_guandan_rounds_only(client, people):
+    client.force_login(people["chief"])
+    html = client.get(reverse("scoring-desk", args=[ANHUI])).content.decode()
+    blocks = html.split('<div class="round-row">')[1:]
+    seen = set()
+    for block in blocks:
+        title = block.split("</strong>")[0].removeprefix("\n    <strong>")
+        sport = title.split(" · ")[0]
+        seen.add(sport)
+        offered = "鸣哨（时间到）" in block and "/checkin/" in block
+        assert offered == (sport == "掼蛋"), title
+    assert {"掼蛋", "象棋", "羽毛球", "乒乓球"} <= seen

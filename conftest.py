@@ -41,7 +41,7 @@ def _empty_cache():
     same ids in the next, and live pages cache by event id and version."""
     from django.core.cache import cache
 
-    from tournaments import live
+    from tournaments.live import http as live
 
     cache.clear()
     live._memo.clear()
@@ -58,7 +58,7 @@ def phone_page(page):
 @pytest.fixture
 def demo(db):
     """Both seed tournaments, loaded and drawn, keyed by slug."""
-    from tournaments.demo import load_demo
+    from tournaments.ops.demo import load_demo
 
     return {t.slug: t for t in load_demo()}
 

@@ -194,8 +194,9 @@ def build_event(var_dir: str) -> Setup:
     from django.utils.crypto import get_random_string
 
     from scoring.models import TableMatch
-    from tournaments import draws, synthetic
+    from tournaments.draw import services as draws
     from tournaments.models import Match, Official, Tournament
+    from tournaments.ops import synthetic
 
     timings = {}
     start = time.perf_counter()

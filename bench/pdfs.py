@@ -31,8 +31,10 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.test import RequestFactory  # noqa: E402
 
-from tournaments import documents, draws, synthetic  # noqa: E402
-from tournaments.pdf import piece_count, render_pdf  # noqa: E402
+from tournaments.documents import build as documents  # noqa: E402
+from tournaments.documents.pdf import piece_count, render_pdf  # noqa: E402
+from tournaments.draw import services as draws  # noqa: E402
+from tournaments.ops import synthetic  # noqa: E402
 
 
 def cpu_seconds() -> float:

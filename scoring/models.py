@@ -1,7 +1,7 @@
 """Table results (台/桌): what referees record deal by deal, and the audit trail.
 
 A table match's state is never stored as the truth: it is the replay of its recorded events
-through the level engine (``scoring.engine``). ``TableMatch.state`` is a cache of that replay
+through the level engine (``scoring.engines.guandan.play``). ``TableMatch.state`` is a cache of that replay
 for lists and boards; every write recomputes it.
 """
 

@@ -16,11 +16,11 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from scoring.engine import decide_tie
+from guandan_cup.inputs import plain_text
+from scoring.engines.guandan.play import decide_tie
+from scoring.engines.scorer import Scorer, ScoringError
 from scoring.models import AuditEntry, CheckIn, Report, TableEvent, TableMatch
-from scoring.sports import Scorer, ScoringError
-from tournaments import draws
-from tournaments.inputs import plain_text
+from tournaments.draw import services as draws
 from tournaments.models import Entry, Event, Match, Pair
 
 UPHELD_REPORTS_FOR_A_DEDUCTION = 3

@@ -21,17 +21,17 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
+from guandan_cup.inputs import INT, plain_text, whole_number
 from scoring import services
+from scoring.engines.scorer import format_points
 from scoring.models import AuditEntry, CheckIn, Report, TableMatch
 from scoring.services import TableError
-from scoring.sports import format_points
-from tournaments import live
 from tournaments.access import can_enter_table, can_issue_login_links, get_event, is_chief
-from tournaments.bracket_data import current_round, load_bracket, round_by_id, tables_of
-from tournaments.inputs import INT, plain_text, whole_number
-from tournaments.live import live_response
+from tournaments.draw.read import current_round, load_bracket, round_by_id, tables_of
+from tournaments.draw.views import POLL_SECONDS
+from tournaments.live import http as live
+from tournaments.live.http import live_response
 from tournaments.models import Entry, Match, Pair, Round, Tournament
-from tournaments.views_bracket import POLL_SECONDS
 
 PLACES = {"2": _("二游"), "3": _("三游"), "4": _("末游")}
 FORFEIT_REASONS = {

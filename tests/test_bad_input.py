@@ -34,10 +34,10 @@ from hypothesis import strategies as st
 from scoring import services
 from scoring.models import TableMatch
 from tests.snapshots import app_models, changes, snapshot
-from tournaments import backup
-from tournaments.draws import draw_event
+from tournaments.draw.services import draw_event
 from tournaments.models import Entry, Event, Match, Official, Player, Tournament, Unit
-from tournaments.registration import EntryForm, PersonForm, register_entries
+from tournaments.ops import backup
+from tournaments.registration.services import EntryForm, PersonForm, register_entries
 
 User = get_user_model()
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "20"))
@@ -258,7 +258,7 @@ def world(shared_world, db):
 
 
 def build_world() -> World:
-    from tournaments.demo import load_demo
+    from tournaments.ops.demo import load_demo
 
     demo = {t.slug: t for t in load_demo()}
     nantong, anhui = demo["nantong-2014"], demo["anhui-2021"]
@@ -491,7 +491,7 @@ def _xlsx_upload(w: World) -> st.SearchStrategy[dict]:
     def workbook(cells: list[str]) -> bytes:
         from openpyxl import load_workbook
 
-        from tournaments.spreadsheets import template_workbook
+        from tournaments.registration.spreadsheets import template_workbook
 
         book = load_workbook(
             io.BytesIO(template_workbook(Event.objects.get(tournament=w.cup, slug="pairs")))

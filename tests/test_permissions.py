@@ -31,8 +31,8 @@ from django.utils import timezone
 
 from scoring import services
 from scoring.models import CheckIn, Report, TableEvent, TableMatch
-from tournaments.draws import draw_event
-from tournaments.login_links import SHANGHAI, login_link_create
+from tournaments.draw.services import draw_event
+from tournaments.links.services import SHANGHAI, login_link_create
 from tournaments.models import (
     Draw,
     Entry,
@@ -44,7 +44,7 @@ from tournaments.models import (
     Tournament,
     Unit,
 )
-from tournaments.registration import EntryForm, PersonForm, register_entries
+from tournaments.registration.services import EntryForm, PersonForm, register_entries
 
 User = get_user_model()
 PASSWORD = "Matrix-Password-2026"
@@ -98,7 +98,7 @@ def fresh(obj):
 
 
 def _world() -> SimpleNamespace:
-    from tournaments.demo import DEMOS, _load
+    from tournaments.ops.demo import DEMOS, _load
 
     w = SimpleNamespace()
     w.nantong = _load(next(d for d in DEMOS if d.slug == "nantong-2014"))
@@ -453,7 +453,7 @@ def _sport_events(w):
 def _import_file(w) -> io.BytesIO:
     from openpyxl import load_workbook
 
-    from tournaments.spreadsheets import template_workbook
+    from tournaments.registration.spreadsheets import template_workbook
 
     book = load_workbook(io.BytesIO(template_workbook(w.pairs)))
     book.worksheets[0].append(["体育", "周五", "男", "吴六", "女", ""])

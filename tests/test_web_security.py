@@ -13,8 +13,8 @@ from django.urls import URLResolver, get_resolver, reverse
 
 from scoring.models import TableMatch
 from tests.test_permissions import PUBLIC
-from tournaments.demo import play_demo
 from tournaments.models import Match, Player
+from tournaments.ops.demo import play_demo
 
 TEMPLATES = Path(settings.BASE_DIR) / "templates"
 NANTONG = "nantong-2014"

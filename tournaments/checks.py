@@ -1,6 +1,6 @@
 from django.core import checks
 
-from tournaments.pdf import CJK_FONT_HINT, installed_cjk_fonts
+from tournaments.documents.pdf import CJK_FONT_HINT, installed_cjk_fonts
 
 
 @checks.register()

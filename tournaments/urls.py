@@ -1,14 +1,12 @@
 from django.urls import path
 
-from tournaments import (
-    views,
-    views_bracket,
-    views_documents,
-    views_links,
-    views_manage,
-    views_register,
-    views_screen,
-)
+from tournaments import views
+from tournaments.documents import views as views_documents
+from tournaments.draw import views as views_bracket
+from tournaments.links import views as views_links
+from tournaments.live import screen as views_screen
+from tournaments.manage import views as views_manage
+from tournaments.registration import views as views_register
 
 urlpatterns = [
     # What every phone and the projector poll comes first: Django tries patterns in order.

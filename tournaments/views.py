@@ -4,9 +4,9 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
 from tournaments.access import is_organiser, leader_unit_ids
+from tournaments.documents.notice import notice_blocks
+from tournaments.documents.pdf import pdf_response, render_pdf
 from tournaments.models import Entry, Round, Tournament
-from tournaments.notice import notice_blocks
-from tournaments.pdf import pdf_response, render_pdf
 
 
 def get_public_tournament(request: HttpRequest, slug: str) -> Tournament:

@@ -16,7 +16,7 @@ from django.db import connection
 from django.db.models.signals import pre_delete
 
 from scoring import services
-from scoring.engine import state_to_full_dict
+from scoring.engines.guandan.play import state_to_full_dict
 from scoring.models import AuditEntry, CheckIn, Report, TableEvent, TableMatch
 from scoring.services import TableError
 from scoring.tests.utils import first_round, fresh, guandan, tables

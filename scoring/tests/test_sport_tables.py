@@ -467,7 +467,7 @@ def test_through_the_services_a_finished_match_takes_nothing_more_and_the_winner
 
     from django.db import transaction
 
-    from scoring.simulate import random_rally, random_xiangqi
+    from scoring.engines.simulate import random_rally, random_xiangqi
 
     table = table_of(first_match(SPORT_SLUGS[discipline]))
     engine = table.match.round.stage.event.scorer()

@@ -1,7 +1,7 @@
 import pytest
 from django.core.exceptions import ValidationError
 
-from scoring.engine import ANHUI_2021, NANTONG_2014
+from scoring.engines.guandan.play import ANHUI_2021, NANTONG_2014
 from tournaments.models import Event
 
 

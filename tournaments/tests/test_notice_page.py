@@ -1,7 +1,7 @@
 from django.urls import reverse
 
+from tournaments.documents.notice import Block, notice_blocks
 from tournaments.models import Tournament
-from tournaments.notice import Block, notice_blocks
 
 
 def test_it_recognises_the_section_markers_of_a_chinese_notice():

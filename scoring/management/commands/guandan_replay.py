@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.engine import PRESETS, GuandanError, get_ruleset, replay, state_to_dict
+from scoring.engines.guandan.play import PRESETS, GuandanError, get_ruleset, replay, state_to_dict
 
 
 class Command(BaseCommand):

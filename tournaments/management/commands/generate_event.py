@@ -1,7 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from tournaments import draws, synthetic
-from tournaments.brackets import DrawError
+from tournaments.draw import services as draws
+from tournaments.draw.rules.brackets import DrawError
+from tournaments.ops import synthetic
 
 
 class Command(BaseCommand):

@@ -41,11 +41,11 @@ def _empty_cache():
     same ids in the next, and live pages cache by event id and version."""
     from django.core.cache import cache
 
-    from tournaments.live import http as live
+    from tournaments.live import http, stamps
 
     cache.clear()
-    live._memo.clear()
-    live._local.clear()
+    stamps.clear_memo()
+    http.clear_local()
     yield
 
 

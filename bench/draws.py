@@ -28,7 +28,7 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
 from tournaments.draw import services as draws  # noqa: E402
-from tournaments.draw.rules import brackets
+from tournaments.draw.rules import brackets  # noqa: E402
 from tournaments.draw.rules.swiss import SwissPlayer, swiss_round  # noqa: E402
 from tournaments.ops import synthetic  # noqa: E402
 

@@ -30,6 +30,7 @@ from tournaments.access import can_enter_table, can_issue_login_links, get_event
 from tournaments.draw.read import current_round, load_bracket, round_by_id, tables_of
 from tournaments.draw.views import POLL_SECONDS
 from tournaments.live import http as live
+from tournaments.live import stamps
 from tournaments.live.http import live_response
 from tournaments.models import Entry, Match, Pair, Round, Tournament
 
@@ -567,7 +568,7 @@ def board(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
     and is answered 304 while the event has not changed."""
     tournament = _chief_tournament(request, slug)
     event = get_event(tournament, event_slug)
-    stamp = live.stamp_of(event)
+    stamp = stamps.stamp_of(event)
     chosen = request.GET.get("round", "")
     # Only the polled fragment carries validators: a full page has its own CSP nonce.
     etag = live.etag_for(stamp, f"board-{chosen}-hx-{request.LANGUAGE_CODE}")

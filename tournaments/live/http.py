@@ -2,13 +2,8 @@
 standings), a tie, a table seen by spectators, the hall projector, the chief referee's
 table board, ``bracket.json`` and ``matches/ID.json``.
 
-Every event has a version that grows with every change (``Event.bump_version``). Its
-*stamp* — the event's id, version, the time of that change and whether the tournament is
-public — is kept in the shared cache under the event's slugs for a couple of seconds, so a
-phone asking "anything new?" is answered 304 from the cache, without the database, on
-whichever app server it reaches. A writer forgets the stamp when it bumps the version, and
-again when its transaction commits, so a reader that raced it keeps an old stamp for at
-most ``STAMP_SECONDS``.
+An event's version and its stamp are ``live.stamps``; the gzip splicing of anonymous
+pages is ``live.gzip_splice``.
 
 Rendered responses are cached under the stamp — one render per version, per language and
 per view, shared by every app server through Redis — raw and gzip-compressed, and the
@@ -18,7 +13,9 @@ Redis. While one request renders a new version the others are served the previou
 result lands in front of a hall full of phones. Anonymous visitors' full pages are cached
 the same way, with their CSRF token and CSP nonce put in per request.
 
-Nothing here is kept in process memory.
+What this process keeps in memory is a copy named by a version (``_local``, the last
+few rendered responses; ``stamps.remember_stamp``, a stamp for LIVE_STAMP_MEMO_SECONDS): never
+stale and never the only copy of anything.
 """
 
 from __future__ import annotations
@@ -26,23 +23,28 @@ from __future__ import annotations
 import gzip
 import pickle
 import re
-import struct
 import threading
-import time
-import zlib
 from collections import OrderedDict
-from dataclasses import dataclass
 from functools import lru_cache, wraps
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.middleware.csrf import get_token
 from django.utils import translation
 from django.utils.http import http_date, parse_http_date_safe
 
-STAMP_SECONDS = 2
+from tournaments.live.gzip_splice import CSRF_MARK, NONCE_MARK, SplicedGzip
+from tournaments.live.stamps import (
+    STAMP_SECONDS,
+    Stamp,
+    memoised_stamp,
+    remember_stamp,
+    stamp_key,
+    stamp_of,
+)
+from tournaments.models import Event, Tournament
+
 # A version is looked up by its own name only while stamps may lag (seconds) and renders
 # race; the latest rendered stays under the event's slugs much longer.
 VERSION_SECONDS = 60
@@ -54,64 +56,16 @@ VARY = "HX-Request, Cookie, Accept-Encoding"
 _MISSING = object()
 
 
-@dataclass(frozen=True)
-class Stamp:
-    event_id: int
-    version: int
-    changed_at: float  # Unix time of the last bump
-    public: bool
-
-    @property
-    def token(self) -> str:
-        """Names one version of one event. The time of the change is part of it, so a
-        database that is reset and refilled never meets an old fragment under a new name."""
-        return f"{self.event_id}.{self.version}.{int(self.changed_at * 1_000_000):x}"
-
-    @property
-    def last_modified(self) -> int:
-        return int(self.changed_at)
-
-
-def _stamp_key(slug: str, event_slug: str) -> str:
-    return f"stamp:{slug}:{event_slug}"
-
-
-def stamp_of(event) -> Stamp:
-    """The stamp of an event row already loaded (with its tournament)."""
-    return Stamp(event.pk, event.version, event.changed_at.timestamp(), event.tournament.is_public)
-
-
-# Each process may remember a stamp it read from the shared cache for up to this long
-# (settings.LIVE_STAMP_MEMO_SECONDS): a 304 is then answered without even a round trip to
-# Redis. It is a copy of shared state, not state: every server sees a new version within
-# this time, and the process that made the change at once.
-_memo: dict[str, tuple[float, tuple]] = {}
-
-
-def _memo_seconds() -> float:
-    return getattr(settings, "LIVE_STAMP_MEMO_SECONDS", 0)
-
-
-def memoised_stamp(slug: str, event_slug: str):
-    """The raw stamp this process read less than LIVE_STAMP_MEMO_SECONDS ago, else None."""
-    found = _memo.get(_stamp_key(slug, event_slug))
-    if found is not None and found[0] > time.monotonic():
-        return found[1]
-    return None
-
-
 def get_stamp(slug: str, event_slug: str, raw=_MISSING) -> Stamp | None:
     """The event's current stamp: remembered by this process for a moment, else from the
     cache (``raw``, when already fetched), else one query. None: no such event."""
-    key = _stamp_key(slug, event_slug)
+    key = stamp_key(slug, event_slug)
     if raw is _MISSING:
         raw = memoised_stamp(slug, event_slug)
         if raw is not None:
             return Stamp(*raw)
         raw = cache.get(key)
     if raw is None:
-        from tournaments.models import Event, Tournament
-
         row = (
             Event.objects.filter(tournament__slug=slug, slug=event_slug)
             .values_list("pk", "version", "changed_at", "tournament__status")
@@ -121,23 +75,8 @@ def get_stamp(slug: str, event_slug: str, raw=_MISSING) -> Stamp | None:
             return None
         raw = (row[0], row[1], row[2].timestamp(), row[3] != Tournament.Status.DRAFT)
         cache.set(key, raw, STAMP_SECONDS)
-    if _memo_seconds() > 0:
-        _memo[key] = (time.monotonic() + _memo_seconds(), tuple(raw))
+    remember_stamp(key, raw)
     return Stamp(*raw)
-
-
-def forget_stamp(slug: str, event_slug: str) -> None:
-    """Called by whatever bumps a version: now, and once more when the transaction commits
-    (a reader may have cached the old version in between)."""
-    key = _stamp_key(slug, event_slug)
-
-    def forget():
-        cache.delete(key)
-        _memo.pop(key, None)
-
-    forget()
-    if transaction.get_connection().in_atomic_block:
-        transaction.on_commit(forget)
 
 
 # --------------------------------------------------------------------------- validators
@@ -340,10 +279,10 @@ def live_response(
                 stamp, latest = get_stamp(slug, event_slug), _MISSING
             else:
                 # One round trip: the stamp and the latest copy together.
-                stamp_key = _stamp_key(slug, event_slug)
+                key_of_stamp = stamp_key(slug, event_slug)
                 latest_key = _latest_key(slug, event_slug, variant, encoding)
-                found = cache.get_many([stamp_key, latest_key])
-                stamp = get_stamp(slug, event_slug, found.get(stamp_key))
+                found = cache.get_many([key_of_stamp, latest_key])
+                stamp = get_stamp(slug, event_slug, found.get(key_of_stamp))
                 latest = found.get(latest_key)
             if stamp is None or not stamp.public:
                 return call()  # 404, or a draft that only staff may see
@@ -386,8 +325,6 @@ def fragment(event, name: str, render) -> str:
 
 # --------------------------------------------------------------------------- full pages
 
-CSRF_MARK = "\x00csrf\x00"
-NONCE_MARK = "\x00nonce\x00"
 _MARKS = re.compile("(\x00csrf\x00|\x00nonce\x00)")
 _CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
@@ -454,85 +391,6 @@ def anonymous_page(request: HttpRequest, name: str, render) -> HttpResponse:
     return _response("".join(fill.get(p, p) for p in cached).encode(), got[1], False)
 
 
-# A gzip stream (RFC 1952) is a header, one deflate stream and the CRC-32 and length of the
-# uncompressed text. Deflate blocks ended with a sync flush are byte-aligned and the next
-# compressor starts afresh, so pieces compressed apart join into one valid stream; the
-# CRC of the whole is combined from the pieces' CRCs (zlib's crc32_combine, in GF(2)).
-_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
-
-
-def _gf2_times(matrix: list[int], vector: int) -> int:
-    total, i = 0, 0
-    while vector:
-        if vector & 1:
-            total ^= matrix[i]
-        vector >>= 1
-        i += 1
-    return total
-
-
-def _gf2_square(matrix: list[int]) -> list[int]:
-    return [_gf2_times(matrix, matrix[n]) for n in range(32)]
-
-
-def _crc_shift(length: int) -> list[int]:
-    """The operator that turns crc32(A) into the CRC register after A plus ``length`` zero
-    bytes: crc32(A + B) = shift(len(B)) · crc32(A) ^ crc32(B)."""
-    odd = [0xEDB88320] + [1 << n for n in range(31)]  # one zero bit
-    even = _gf2_square(odd)  # two zero bits
-    odd = _gf2_square(even)  # four zero bits
-    result = [1 << n for n in range(32)]  # identity
-    while True:
-        even = _gf2_square(odd)  # one zero byte, then 4, 16, …
-        if length & 1:
-            result = [_gf2_times(even, column) for column in result]
-        length >>= 1
-        if not length:
-            return result
-        odd = _gf2_square(even)
-        if length & 1:
-            result = [_gf2_times(odd, column) for column in result]
-        length >>= 1
-        if not length:
-            return result
-
-
-def _deflate(data: bytes, *, last: bool) -> bytes:
-    compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
-    return compressor.compress(data) + compressor.flush(
-        zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH
-    )
-
-
-class SplicedGzip:
-    """A page compressed once, with gaps (marks) for the values each request puts in."""
-
-    def __init__(self, parts: list[str]):
-        self.pieces = []
-        for index, part in enumerate(parts):
-            last = index == len(parts) - 1
-            if part in (CSRF_MARK, NONCE_MARK):
-                self.pieces.append(part)
-                continue
-            data = part.encode()
-            self.pieces.append(
-                (_deflate(data, last=last), zlib.crc32(data), len(data), _crc_shift(len(data)))
-            )
-        if self.pieces and isinstance(self.pieces[-1], str):
-            self.pieces.append((_deflate(b"", last=True), 0, 0, _crc_shift(0)))
-
-    def join(self, fill: dict[str, str]) -> bytes:
-        out, crc, size = [_GZIP_HEADER], 0, 0
-        for piece in self.pieces:
-            if isinstance(piece, str):
-                data = fill[piece].encode()
-                # A few dozen bytes: a stored block, from a compressor with a tiny window.
-                compressor = zlib.compressobj(0, zlib.DEFLATED, -9, 1)
-                out.append(compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH))
-                crc, size = zlib.crc32(data, crc), size + len(data)
-            else:
-                packed, piece_crc, length, shift = piece
-                out.append(packed)
-                crc, size = _gf2_times(shift, crc) ^ piece_crc, size + length
-        out.append(struct.pack("<II", crc & 0xFFFFFFFF, size & 0xFFFFFFFF))
-        return b"".join(out)
+def clear_local() -> None:
+    """Forget this process's rendered copies (tests start each with an empty cache)."""
+    _local.clear()

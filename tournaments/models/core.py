@@ -18,6 +18,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from tournaments.live import stamps
+
 if TYPE_CHECKING:
     from scoring.engines.guandan.play import RuleSet
     from scoring.engines.scorer import Scorer
@@ -106,12 +108,10 @@ class Tournament(models.Model):
     def bump_event_versions(self) -> None:
         """Something every event's live pages show changed (the tournament's name, status,
         units): bump each event's version."""
-        from tournaments.live import http as live
-
         events = Event.objects.filter(tournament_id=self.pk)
         events.update(version=models.F("version") + 1, changed_at=timezone.now())
         for event_slug in events.values_list("slug", flat=True):
-            live.forget_stamp(self.slug, event_slug)
+            stamps.forget_stamp(self.slug, event_slug)
 
     def registration_is_open(self, now=None) -> bool:
         now = now or timezone.now()
@@ -311,8 +311,6 @@ class Event(models.Model):
         version + 1), and make every app server see it at once (tournaments/live.py)."""
         from django.db import connection
 
-        from tournaments.live import http as live
-
         now = timezone.now()
         if connection.vendor == "sqlite" and sqlite3.sqlite_version_info < (3, 35):
             # No UPDATE … RETURNING before SQLite 3.35: two statements.
@@ -328,7 +326,7 @@ class Event(models.Model):
                     [now, self.pk],
                 )
                 self.version, self.changed_at = cursor.fetchone()[0], now
-        live.forget_stamp(self.tournament.slug, self.slug)
+        stamps.forget_stamp(self.tournament.slug, self.slug)
 
     @property
     def entries_locked(self) -> bool:

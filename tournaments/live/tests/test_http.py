@@ -15,6 +15,7 @@ from scoring import services
 from scoring.models import TableMatch
 from tournaments.draw import services as draws
 from tournaments.live import http as live
+from tournaments.live import stamps
 from tournaments.models import Event, Match, Official, Tournament
 from tournaments.ops import synthetic
 
@@ -488,4 +489,4 @@ def test_a_process_may_remember_a_stamp_for_a_moment_but_forgets_it_on_a_change(
     assert (
         client.get(url("tournaments-bracket"), HTTP_IF_NONE_MATCH=etag, **HTMX).status_code == 200
     )
-    live._memo.clear()
+    stamps.clear_memo()

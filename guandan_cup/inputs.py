@@ -25,3 +25,9 @@ def plain_text(value, *, limit: int | None = None) -> str:
     (PostgreSQL refuses them in text columns — a 500 before), trimmed, cut to ``limit``."""
     text = str(value or "").replace("\x00", "").strip()
     return text[:limit] if limit is not None else text
+
+
+def sensible_year(value) -> bool:
+    """Year 1 or 9999 is a slip — and 0001-01-01 00:00 in Beijing is before year 1 in UTC,
+    which the database cannot store (a 500 before)."""
+    return 1900 <= value.year <= 2999

@@ -12,6 +12,15 @@ from django.utils.translation import gettext_lazy as _
 
 from tournaments.models import Match, Pair, Tournament
 
+# The people a table page shows: both pairs' players.
+PEOPLE = ("home_pair__first", "home_pair__second", "away_pair__first", "away_pair__second")
+
+
+class TableMatchQuerySet(models.QuerySet):
+    def with_people(self, *more: str) -> "TableMatchQuerySet":
+        """Both pairs and their players (and ``more`` relations) in the same query."""
+        return self.select_related(*PEOPLE, *more)
+
 
 class TableMatch(models.Model):
     class Status(models.TextChoices):
@@ -73,6 +82,8 @@ class TableMatch(models.Model):
         verbose_name=_("确认人"),
     )
     confirmed_at = models.DateTimeField(_("确认时间"), null=True, blank=True)
+
+    objects = TableMatchQuerySet.as_manager()
 
     class Meta:
         ordering = ["match_id", "number"]

@@ -20,7 +20,9 @@ from guandan_cup.inputs import plain_text
 from scoring.engines.guandan.play import decide_tie
 from scoring.engines.scorer import Scorer, ScoringError
 from scoring.models import AuditEntry, CheckIn, Report, TableEvent, TableMatch
-from tournaments.draw import services as draws
+from scoring.selectors import pair_name
+from tournaments.draw import plan as draw_plan
+from tournaments.draw import results as draw_results
 from tournaments.models import Entry, Event, Match, Pair
 
 UPHELD_REPORTS_FOR_A_DEDUCTION = 3
@@ -56,10 +58,6 @@ def _level_gap(state: dict) -> int:
     return LEVELS.get(levels.get("A"), 2) - LEVELS.get(levels.get("B"), 2)
 
 
-def pair_name(pair: Pair | None) -> str:
-    return f"{pair.first.name}、{pair.second.name}" if pair else "—"
-
-
 def scorer(table: TableMatch) -> Scorer:
     return table.match.round.stage.event.scorer()
 
@@ -85,6 +83,14 @@ def ensure_tables(match: Match) -> list[TableMatch]:
     """The table matches of one guandan tie (see :func:`ensure_tables_for`)."""
     ensure_tables_for([match])
     return list(match.tables.order_by("number"))
+
+
+def on_pairing_changed(sender, *, matches, repaired=False, **kwargs) -> None:
+    """The draw set or changed the entries of these ties (``tournaments.draw.signals``)."""
+    if repaired:
+        # Not started: the tables of the old pairing go, the new pairing's are made below.
+        TableMatch.objects.filter(match__in=matches, events__isnull=True).delete()
+    ensure_tables_for(matches)
 
 
 def ensure_tables_for(matches) -> None:
@@ -163,14 +169,10 @@ def _locked(table: TableMatch) -> TableMatch:
             kept += 1
     if kept == 3 and _people_loaded(locked):
         return locked
-    return TableMatch.objects.select_related(
+    return TableMatch.objects.with_people(
         "match__round__stage__event__tournament",
         "match__home",
         "match__away",
-        "home_pair__first",
-        "home_pair__second",
-        "away_pair__first",
-        "away_pair__second",
         "home_pair__entry",
         "away_pair__entry",
     ).get(pk=table.pk)
@@ -433,7 +435,7 @@ def confirm_table(*, table: TableMatch, user) -> TableMatch:
     )
     try:
         _after_confirmation(table, user)
-    except draws.ResultError as err:
+    except draw_plan.ResultError as err:
         # Rolls the confirmation back with the rest of the transaction.
         raise TableError(err.code, err.message) from None
     return table
@@ -509,7 +511,7 @@ def _update_tie(match: Match, user) -> None:
     if not decided:
         return
     side = {"A": Match.Side.HOME, "B": Match.Side.AWAY}.get(winner)
-    draws.record_result(
+    draw_results.record_result(
         match=match,
         winner=side,
         home_score=wins["A"],
@@ -529,7 +531,7 @@ def _update_tie(match: Match, user) -> None:
     for entry_id in (match.home_id, match.away_id):
         entry = Entry.objects.get(pk=entry_id)
         if entry.status != Entry.Status.REGISTERED:
-            draws.entry_out(entry=entry, status=entry.status, reason=entry.status_reason)
+            draw_results.entry_out(entry=entry, status=entry.status, reason=entry.status_reason)
 
 
 # --------------------------------------------------------------------------- corrections
@@ -591,7 +593,9 @@ def _redecide_tie(match: Match, user, reason: str) -> None:
     if winner is None and len(match.tables.all()) == 1:
         decided = False  # a corrected single table without a winner is played on
     if not decided:
-        draws.reopen_result(match=match, home_score=wins["A"], away_score=wins["B"], note=reason)
+        draw_results.reopen_result(
+            match=match, home_score=wins["A"], away_score=wins["B"], note=reason
+        )
         _audit(
             None,
             user,
@@ -602,7 +606,7 @@ def _redecide_tie(match: Match, user, reason: str) -> None:
         )
         return
     side = {"A": Match.Side.HOME, "B": Match.Side.AWAY}.get(winner, "")
-    draws.correct_result(
+    draw_results.correct_result(
         match=match, winner=side, home_score=wins["A"], away_score=wins["B"], note=reason, user=user
     )
     _audit(
@@ -676,9 +680,7 @@ def missing_pairs(round) -> list[tuple[TableMatch, str, Pair]]:
     """Pairs of unfinished tables in the round that have not checked in."""
     tables = TableMatch.objects.filter(
         match__round=round, status=TableMatch.Status.OPEN, match__status__in=OPEN_MATCH
-    ).select_related(
-        "home_pair__first", "home_pair__second", "away_pair__first", "away_pair__second", "match"
-    )
+    ).with_people("match")
     present = set(CheckIn.objects.filter(match__round=round).values_list("match_id", "pair_id"))
     missing = []
     for table in tables:

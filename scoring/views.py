@@ -25,13 +25,13 @@ from guandan_cup.inputs import INT, plain_text, whole_number
 from scoring import services
 from scoring.engines.scorer import format_points
 from scoring.models import AuditEntry, CheckIn, Report, TableMatch
+from scoring.selectors import tables_by_match
 from scoring.services import TableError
 from tournaments.access import can_enter_table, can_issue_login_links, get_event, is_chief
-from tournaments.draw.read import current_round, load_bracket, round_by_id, tables_of
-from tournaments.draw.views import POLL_SECONDS
+from tournaments.draw.read import current_round, load_bracket, round_by_id
 from tournaments.live import http as live
 from tournaments.live import stamps
-from tournaments.live.http import live_response
+from tournaments.live.http import POLL_SECONDS, live_response
 from tournaments.models import Entry, Match, Pair, Round, Tournament
 
 PLACES = {"2": _("二游"), "3": _("三游"), "4": _("末游")}
@@ -491,16 +491,7 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
             status=TableMatch.Status.SUBMITTED,
             match__round__stage__draw__undone_at__isnull=True,
         )
-        .select_related(
-            "match__round__stage__event",
-            "home_pair__first",
-            "home_pair__second",
-            "away_pair__first",
-            "away_pair__second",
-            "submitted_by",
-            "match__home",
-            "match__away",
-        )
+        .with_people("match__round__stage__event", "submitted_by", "match__home", "match__away")
         .order_by("submitted_at")
     )
     for table in waiting:
@@ -584,7 +575,7 @@ def board(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
     def render_body():
         tables = []
         if shown is not None:
-            by_match = tables_of(shown.matches)
+            by_match = tables_by_match(shown.matches)
             for m in shown.matches:
                 for t in by_match.get(m.pk, []):
                     t.match = m
@@ -671,15 +662,7 @@ def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse
     late = rnd.starts_at is not None and timezone.now() >= rnd.starts_at + timezone.timedelta(
         minutes=10
     )
-    tables = list(
-        mine.select_related(
-            "home_pair__first",
-            "home_pair__second",
-            "away_pair__first",
-            "away_pair__second",
-            "match",
-        )
-    )
+    tables = list(mine.with_people("match"))
     present = set(CheckIn.objects.filter(match__round=rnd).values_list("match_id", "pair_id"))
     for t in tables:
         # Shown on each pair's button, so a referee sees at once who is already marked.

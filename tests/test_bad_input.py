@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 from scoring import services
 from scoring.models import TableMatch
 from tests.snapshots import app_models, changes, snapshot
-from tournaments.draw.services import draw_event
+from tournaments.draw.make import draw_event
 from tournaments.models import Entry, Event, Match, Official, Player, Tournament, Unit
 from tournaments.ops import backup
 from tournaments.registration.services import EntryForm, PersonForm, register_entries

@@ -29,7 +29,7 @@ from django.urls import reverse
 from scoring import services
 from scoring.models import AuditEntry, Report, TableEvent, TableMatch
 from tests.snapshots import changes, snapshot
-from tournaments.draw import services as draws
+from tournaments.draw import make as draw_make
 from tournaments.models import Event, Match, Official, Round, Tournament, Unit
 from tournaments.ops import backup
 from tournaments.registration.services import (
@@ -289,12 +289,12 @@ SCENARIOS = {
     ),
     "the draw: after the draw, stages, rounds and matches": Scenario(
         _undrawn_cup,
-        lambda c: draws.draw_event(event=c["event"], seed=1),
-        "tournaments.draw.services._tables_for",
+        lambda c: draw_make.draw_event(event=c["event"], seed=1),
+        "tournaments.draw.signals.announce",
     ),
     "undo the draw: after the stages are deleted": Scenario(
         _nothing,
-        lambda c: draws.undo_draw(event=Event.objects.get(tournament__slug=NANTONG)),
+        lambda c: draw_make.undo_draw(event=Event.objects.get(tournament__slug=NANTONG)),
         "tournaments.models.Event.bump_version",
     ),
     "record a deal: after the event row": Scenario(
@@ -334,12 +334,12 @@ SCENARIOS = {
     "confirm: the tie's result written, before the bracket moves on": Scenario(
         _ready_to_decide,
         lambda c: services.confirm_table(table=c["table"], user=c["cast"].chief),
-        "tournaments.draw.services._settle",
+        "tournaments.draw.progress.settle",
     ),
     "confirm: the winner moved on, before the next tie's tables": Scenario(
         _ready_to_decide,
         lambda c: services.confirm_table(table=c["table"], user=c["cast"].chief),
-        "tournaments.draw.services._tables_for",
+        "tournaments.draw.signals.announce",
     ),
     "confirm: everything moved, before the tie's audit entry": Scenario(
         _ready_to_decide,
@@ -355,7 +355,7 @@ SCENARIOS = {
             reason="记分表核对",
             user=c["cast"].chief,
         ),
-        "tournaments.draw.services._move_on_after_correction",
+        "tournaments.draw.results._move_on_after_correction",
     ),
     "the whistle: after the first table's time up": Scenario(
         _anhui_round,
@@ -396,7 +396,7 @@ SCENARIOS = {
     "withdraw after the draw: after the entry's status, before the walkovers": Scenario(
         _drawn_entry,
         lambda c: withdraw_entry(entry=c["entry"], reason="伤病"),
-        "tournaments.draw.services._settle",
+        "tournaments.draw.progress.settle",
     ),
     "restore a backup: after the first models": Scenario(
         lambda c: {
@@ -441,7 +441,7 @@ def test_every_multi_row_service_is_covered_by_a_scenario():
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(
     "target",
-    ["scoring.services._save_state", "tournaments.draw.services._settle"],
+    ["scoring.services._save_state", "tournaments.draw.progress.settle"],
     ids=["deal", "confirm"],
 )
 def test_a_postgresql_backend_killed_mid_request_leaves_nothing_half_written(demo, target):
@@ -525,7 +525,8 @@ SCRIPT = textwrap.dedent(
     from django.contrib.auth import get_user_model
     from scoring import services
     from scoring.models import TableMatch
-    from tournaments.draw import services as draws
+    from tournaments.draw import make as draw_make
+    from tournaments.draw import progress as draw_progress
     from tournaments.ops.demo import load_demo
     from tournaments.models import Match
 
@@ -555,7 +556,7 @@ SCRIPT = textwrap.dedent(
         second = match.tables.get(number=2)
         def die(*args, **kwargs):
             os._exit(9)  # killed with the confirmation's transaction still open
-        draws._settle = die
+        draw_progress.settle = die
         services.confirm_table(table=second, user=User.objects.get(username="chief"))
     """
 )

@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from scoring import services
 from scoring.models import CheckIn, Report, TableEvent, TableMatch
-from tournaments.draw.services import draw_event
+from tournaments.draw.make import draw_event
 from tournaments.links.services import SHANGHAI, login_link_create
 from tournaments.models import (
     Draw,

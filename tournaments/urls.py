@@ -5,6 +5,7 @@ from tournaments.documents import views as views_documents
 from tournaments.draw import views as views_bracket
 from tournaments.links import views as views_links
 from tournaments.live import screen as views_screen
+from tournaments.live import views as live_views
 from tournaments.manage import views as views_manage
 from tournaments.registration import views as views_register
 
@@ -12,12 +13,12 @@ urlpatterns = [
     # What every phone and the projector poll comes first: Django tries patterns in order.
     path(
         "t/<slug:slug>/<slug:event_slug>/bracket/",
-        views_bracket.bracket_page,
+        live_views.bracket_page,
         name="tournaments-bracket",
     ),
     path(
         "t/<slug:slug>/<slug:event_slug>/bracket.json",
-        views_bracket.bracket_json_view,
+        live_views.bracket_json_view,
         name="tournaments-bracket-json",
     ),
     path(
@@ -27,12 +28,12 @@ urlpatterns = [
     ),
     path(
         "t/<slug:slug>/<slug:event_slug>/matches/<int:match_id>/",
-        views_bracket.match_page,
+        live_views.match_page,
         name="tournaments-match",
     ),
     path(
         "t/<slug:slug>/<slug:event_slug>/matches/<int:match_id>.json",
-        views_bracket.match_json_view,
+        live_views.match_json_view,
         name="tournaments-match-json",
     ),
     path("", views.tournament_list, name="tournaments-list"),

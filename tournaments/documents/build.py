@@ -188,21 +188,14 @@ def scoresheet_context(event: Event, request, *, round_number: int | None = None
     filled in with what is already recorded."""
     from scoring.engines.guandan.play import apply_event, initial_state, parse_event
     from scoring.models import TableMatch
-    from scoring.services import pair_name
+    from scoring.selectors import pair_name
 
     tables = (
         TableMatch.objects.filter(
             match__round__stage__event=event, match__round__stage__draw__undone_at__isnull=True
         )
-        .select_related(
-            "match__round__stage",
-            "match__home__unit",
-            "match__away__unit",
-            "match__venue",
-            "home_pair__first",
-            "home_pair__second",
-            "away_pair__first",
-            "away_pair__second",
+        .with_people(
+            "match__round__stage", "match__home__unit", "match__away__unit", "match__venue"
         )
         .prefetch_related("events")
         .order_by(

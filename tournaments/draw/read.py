@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from django.urls import reverse
 
-from tournaments.draw import services as draws
+from tournaments.draw import selectors as draw_selectors
 from tournaments.models import Entry, Event, Match, Round, Stage
 
 
@@ -40,7 +40,7 @@ class Bracket:
 def load_bracket(event: Event) -> Bracket:
     """Stages, rounds, matches (with entries and venue) and tables: six queries whatever the
     size of the event."""
-    draw = draws.current_draw(event)
+    draw = draw_selectors.current_draw(event)
     entries = {e.pk: e for e in Entry.objects.filter(event=event).select_related("unit")}
     if draw is None:
         return Bracket(event=event, stages=[], placings=[], entries=entries)
@@ -72,19 +72,19 @@ def load_bracket(event: Event) -> Bracket:
         if stage.format == Stage.Format.GROUPS:
             view.groups = [
                 (label, [(row, entries[row.entry]) for row in rows])
-                for label, rows in draws.group_tables(stage, stage_matches)
+                for label, rows in draw_selectors.group_tables(stage, stage_matches)
             ]
         elif stage.format == Stage.Format.SWISS:
             view.swiss = [
                 {**row, "entry": entries[row["entry"]]}
-                for row in draws.swiss_standings(stage, stage_matches)
+                for row in draw_selectors.swiss_standings(stage, stage_matches)
             ]
         views.append(view)
     last_stage_matches = [m for m in matches if m.round.stage_id == stages[-1].pk] if stages else []
     return Bracket(
         event=event,
         stages=views,
-        placings=draws.placings(event, last_stage_matches) if stages else [],
+        placings=draw_selectors.placings(event, last_stage_matches) if stages else [],
         entries=entries,
     )
 
@@ -180,20 +180,3 @@ def current_round(bracket: Bracket) -> RoundView | None:
 
 def round_by_id(bracket: Bracket, round_id: int) -> RoundView | None:
     return next((rv for sv in bracket.stages for rv in sv.rounds if rv.round.pk == round_id), None)
-
-
-def tables_of(matches: list[Match]) -> dict[int, list]:
-    """{match id: [its table matches with both pairs' players]} in one query."""
-    from scoring.models import TableMatch  # scoring builds on tournaments
-
-    by_match: dict[int, list] = {m.pk: [] for m in matches}
-    rows = (
-        TableMatch.objects.filter(match__in=[m.pk for m in matches])
-        .select_related(
-            "home_pair__first", "home_pair__second", "away_pair__first", "away_pair__second"
-        )
-        .order_by("match_id", "number")
-    )
-    for table in rows:
-        by_match[table.match_id].append(table)
-    return by_match

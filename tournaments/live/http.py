@@ -53,6 +53,8 @@ RENDER_LOCK_SECONDS = 10
 # Below this size a compressed copy saves too little to be worth keeping.
 GZIP_MIN_BYTES = 1024
 VARY = "HX-Request, Cookie, Accept-Encoding"
+# How often an open live page asks for news (htmx polling), in seconds.
+POLL_SECONDS = 5
 _MISSING = object()
 
 

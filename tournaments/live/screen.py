@@ -12,10 +12,11 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
 from scoring.engines.scorer import format_points
-from tournaments.draw.read import current_round, load_bracket, tables_of
-from tournaments.draw.views import POLL_SECONDS, _public_event
+from scoring.selectors import tables_by_match
+from tournaments.access import public_event
+from tournaments.draw.read import current_round, load_bracket
 from tournaments.live import http as live
-from tournaments.live.http import live_response
+from tournaments.live.http import POLL_SECONDS, live_response
 from tournaments.models import Event, Match, Stage
 
 TIES_PER_SLIDE = 6  # two lines each: six fill a 16:9 screen at this type size
@@ -39,7 +40,7 @@ def screen_slides(event: Event) -> tuple[list[dict], object]:
     slides: list[dict] = []
     if now is not None:
         playable = [m for m in now.matches if m.status != Match.Status.BYE]
-        tables = tables_of(playable)
+        tables = tables_by_match(playable)
         for m in playable:
             m.table_list = tables.get(m.pk, [])
             # The tie's score as it stands: tables confirmed so far (a decided tie has its own).
@@ -127,10 +128,10 @@ def _screen_body(request: HttpRequest, event: Event) -> str:
 @live_response("screen", htmx_only=True)
 def screen_page(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
     if request.htmx:
-        return HttpResponse(_screen_body(request, _public_event(request, slug, event_slug)))
+        return HttpResponse(_screen_body(request, public_event(request, slug, event_slug)))
 
     def page():
-        event = _public_event(request, slug, event_slug)
+        event = public_event(request, slug, event_slug)
         context = {
             "tournament": event.tournament,
             "event": event,

@@ -516,4 +516,9 @@ class Pair(models.Model):
         ]
 
     def __str__(self) -> str:
+        return self.display_name
+
+    @property
+    def display_name(self) -> str:
+        """How a pair is shown everywhere: its two players' names (钱立、肖慧)."""
         return f"{self.first.name}、{self.second.name}"

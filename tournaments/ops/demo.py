@@ -13,7 +13,8 @@ from zoneinfo import ZoneInfo
 
 from django.db import transaction
 
-from tournaments.draw import services as draws
+from tournaments.draw import make as draw_make
+from tournaments.draw import selectors as draw_selectors
 from tournaments.models import Draw, Event, Official, Tournament, Unit, Venue
 from tournaments.registration.services import EntryForm, PersonForm, register_entries
 
@@ -301,7 +302,7 @@ def _load(demo: DemoTournament) -> Tournament:
             # Through the registration service, so the demo obeys the same checks as a
             # real registration (typed in by the organiser from forms handed in on time).
             register_entries(event=event, forms=forms, organiser=True)
-        if spec.draw is not None and draws.current_draw(event) is None:
+        if spec.draw is not None and draw_selectors.current_draw(event) is None:
             _draw(event, spec)
     if created:
         Tournament.objects.filter(pk=tournament.pk).update(status=demo.fields["status"])
@@ -313,9 +314,9 @@ def _draw(event: Event, spec: DemoEvent) -> None:
     if spec.draw == "physical":
         entries = list(event.entries.order_by("pk"))
         lots = {entry.pk: number for number, entry in enumerate(entries, start=1)}
-        draws.draw_event(event=event, method=Draw.Method.PHYSICAL, lots=lots)
+        draw_make.draw_event(event=event, method=Draw.Method.PHYSICAL, lots=lots)
     else:
-        draws.draw_event(event=event, seed=spec.draw)
+        draw_make.draw_event(event=event, seed=spec.draw)
 
 
 def _person(names: NameMaker, unit: str = "") -> PersonForm:

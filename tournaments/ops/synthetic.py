@@ -11,7 +11,8 @@ from django.db import transaction
 
 from scoring.engines.guandan.play import decide_tie
 from scoring.engines.simulate import random_table
-from tournaments.draw import services as draws
+from tournaments.draw import plan as draw_plan
+from tournaments.draw import results as draw_results
 from tournaments.models import Entry, Event, Match, Pair, Player, Tournament, Unit, Venue
 
 SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁"
@@ -87,15 +88,15 @@ def create_event(
     return event
 
 
-def plan_for(format: str, entries: int) -> draws.DrawPlan:
+def plan_for(format: str, entries: int) -> draw_plan.DrawPlan:
     if format == "groups":
         groups = max(2, entries // 4)
-        return draws.DrawPlan(format="groups", groups=groups, advance=2)
+        return draw_plan.DrawPlan(format="groups", groups=groups, advance=2)
     if format == "swiss":
-        return draws.DrawPlan(
+        return draw_plan.DrawPlan(
             format="swiss", swiss_rounds=max(3, math.ceil(math.log2(entries)) + 1)
         )
-    return draws.DrawPlan(format="knockout")
+    return draw_plan.DrawPlan(format="knockout")
 
 
 def play_match(match: Match, event: Event, rng: random.Random) -> Match:
@@ -117,7 +118,7 @@ def play_match(match: Match, event: Event, rng: random.Random) -> Match:
         winner = winners[0]
         home_score, away_score = int(winner == "A"), int(winner == "B")
     side = None if winner is None and not knockout else ("home" if winner == "A" else "away")
-    return draws.record_result(
+    return draw_results.record_result(
         match=match,
         winner=side,
         home_score=home_score,

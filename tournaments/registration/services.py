@@ -458,7 +458,7 @@ def withdraw_entry(*, entry: Entry, reason: str, user=None) -> Entry:
     entry.save(update_fields=["status", "status_reason"])
     if entry.event.drawn_at is not None:
         # After the draw a withdrawal is a walkover for every opponent still to come.
-        from tournaments.draw.services import entry_out
+        from tournaments.draw.results import entry_out
 
         entry_out(entry=entry, status=Entry.Status.WITHDRAWN, reason=entry.status_reason)
     else:

@@ -10,7 +10,8 @@ import pytest
 from django.urls import reverse
 
 from scoring.models import TableMatch
-from tournaments.draw import services as draws
+from tournaments.draw import make as draw_make
+from tournaments.draw import selectors as draw_selectors
 from tournaments.models import Event
 from tournaments.ops.demo import play_demo
 
@@ -96,7 +97,7 @@ def test_a_large_bracket_goes_on_a3_and_beyond_128_a_page_per_quarter(client, db
             tournament_slug=f"big{entries}", event_slug="teams", entries=entries
         )
         Tournament.objects.filter(slug=f"big{entries}").update(status=Tournament.Status.DRAWN)
-        draws.draw_event(event=event, seed=1)
+        draw_make.draw_event(event=event, seed=1)
         pdf = fetch(client, reverse("tournaments-bracket-pdf", args=[f"big{entries}", "teams"]))
         meta = info(pdf, tmp_path)
         assert meta["Page size"].endswith(f"({size})"), meta["Page size"]
@@ -382,7 +383,7 @@ def test_results_list_prizes_and_print_a_certificate_per_award(client, demo, tmp
     ]:
         assert expected in text, expected
     event = Event.objects.get(tournament__slug="nantong-2014", slug="guandan")
-    champion = draws.placings(event)[0][1]
+    champion = draw_selectors.placings(event)[0][1]
     assert f"{champion.name}在第二届“轻松假日”教工扑克牌（掼蛋）比赛掼蛋团体赛中荣获一等奖" in text
     meta = info(pdf, tmp_path)
     assert meta["Pages"] == "4"  # the announcement and three certificates
@@ -398,7 +399,7 @@ def test_the_results_cover_every_event_of_the_sports_day(client, demo, tmp_path)
     certificates = 0
     for event in tournament.events.all():
         assert event.name in text
-        placings = draws.placings(event)
+        placings = draw_selectors.placings(event)
         assert [rank for rank, _e in placings] == [1, 2, 3, 4], event.slug
         champion = placings[0][1]
         certificate = (
@@ -440,7 +441,7 @@ def test_the_organiser_words_the_certificate(client, demo, tmp_path):
 
 def test_documents_of_an_event_not_drawn_yet_say_so(client, demo, tmp_path):
     event = Event.objects.get(tournament__slug="anhui-2021", slug="xiangqi")
-    draws.undo_draw(event=event)
+    draw_make.undo_draw(event=event)
     for name, message in [
         ("tournaments-draw-pdf", "本项目尚未抽签"),
         ("tournaments-bracket-pdf", "本项目尚未抽签"),

@@ -7,7 +7,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.urls import reverse
 
-from tournaments.draw import services as draws
+from tournaments.draw import make as draw_make
+from tournaments.draw import results as draw_results
+from tournaments.draw import selectors as draw_selectors
 from tournaments.models import Draw, Entry, Event, Match, Tournament
 from tournaments.ops import synthetic
 
@@ -74,7 +76,7 @@ def test_bracket_json_has_the_stable_shape(client, demo):
     first = (
         Match.objects.filter(round__stage__event=event, round__number=1).order_by("index").first()
     )
-    draws.record_result(match=first, winner="away", home_score=1, away_score=2)
+    draw_results.record_result(match=first, winner="away", home_score=1, away_score=2)
     data = client.get(bracket_url(name="tournaments-bracket-json")).json()
     assert data["tournament"] == "nantong-2014" and data["event"] == "guandan"
     assert isinstance(data["version"], int) and data["version"] >= 2
@@ -106,7 +108,7 @@ def test_the_version_grows_with_every_change(client, demo):
     before = client.get(url).json()["version"]
     event = Event.objects.get(tournament__slug="nantong-2014", slug="guandan")
     match = Match.objects.filter(round__stage__event=event, round__number=1).first()
-    draws.record_result(match=match, winner="home", home_score=2, away_score=0)
+    draw_results.record_result(match=match, winner="home", home_score=2, away_score=0)
     assert client.get(url).json()["version"] > before
 
 
@@ -121,7 +123,7 @@ def test_placings_appear_once_the_final_and_third_place_are_played(client, demo)
 
 def test_an_event_not_drawn_yet_says_so(client, demo):
     event = Event.objects.get(tournament__slug="anhui-2021", slug="xiangqi")
-    draws.undo_draw(event=event)
+    draw_make.undo_draw(event=event)
     html = client.get(bracket_url("anhui-2021", "xiangqi")).content.decode()
     assert "尚未抽签" in html
     assert (
@@ -145,7 +147,7 @@ def test_the_bracket_page_and_json_need_a_fixed_number_of_queries(
 ):
     event = synthetic.create_event(tournament_slug="big", event_slug="teams", entries=entries)
     Tournament.objects.filter(slug="big").update(status=Tournament.Status.DRAWN)
-    draws.draw_event(event=event, seed=1)
+    draw_make.draw_event(event=event, seed=1)
     synthetic.play_event(event, seed=1, until=0.5)
     for name in ["tournaments-bracket", "tournaments-bracket-json"]:
         with django_assert_max_num_queries(12):
@@ -157,7 +159,7 @@ def test_group_and_swiss_standings_are_shown(client, db):
     for fmt in ["groups", "swiss"]:
         event = synthetic.create_event(tournament_slug=f"cup-{fmt}", event_slug="teams", entries=8)
         Tournament.objects.filter(slug=f"cup-{fmt}").update(status=Tournament.Status.DRAWN)
-        draws.draw_event(event=event, seed=2, plan=synthetic.plan_for(fmt, 8))
+        draw_make.draw_event(event=event, seed=2, plan=synthetic.plan_for(fmt, 8))
         synthetic.play_event(event, seed=2, until=0.3)
         html = client.get(bracket_url(f"cup-{fmt}", "teams")).content.decode()
         assert "场分" in html
@@ -207,7 +209,7 @@ def test_a_physical_draw_with_a_missing_lot_is_refused_and_nothing_is_saved(
     response = client.post(reverse("tournaments-draw", args=["anhui-2021", "table-tennis"]), data)
     assert response.status_code == 422
     assert "每个报名都要有签号" in response.content.decode()
-    assert draws.current_draw(event) is None
+    assert draw_selectors.current_draw(event) is None
     data[f"lot-{entries[-1].pk}"] = "x"
     response = client.post(reverse("tournaments-draw", args=["anhui-2021", "table-tennis"]), data)
     assert response.status_code == 422 and "不是整数" in response.content.decode()
@@ -250,7 +252,7 @@ def test_generate_event_draws_and_plays_to_the_end(db):
     event = Event.objects.get(tournament__slug="gen", slug="teams")
     assert event.entries.count() == 6
     assert all(e.pairs.count() == 3 for e in event.entries.all())
-    assert len(draws.placings(event)) == 4
+    assert len(draw_selectors.placings(event)) == 4
     assert "placings: 1." in out.getvalue()
     assert all(m.is_decided for m in Match.objects.filter(round__stage__event=event))
     assert Entry.objects.filter(event=event).count() == 6

@@ -6,9 +6,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tournaments.draw import services as draws
-from tournaments.draw import views as views_bracket
+from tournaments.draw import make as draw_make
+from tournaments.draw import results as draw_results
 from tournaments.live import screen as views_screen
+from tournaments.live import views as views_bracket
 from tournaments.models import Match, Tournament
 from tournaments.ops import synthetic
 
@@ -22,7 +23,7 @@ def event(db, monkeypatch):
     monkeypatch.setattr(views_screen, "SLIDE_SECONDS", 1)
     made = synthetic.create_event(tournament_slug="live", event_slug="teams", entries=8)
     Tournament.objects.filter(slug="live").update(status=Tournament.Status.RUNNING)
-    draws.draw_event(event=made, seed=1)
+    draw_make.draw_event(event=made, seed=1)
     return made
 
 
@@ -41,7 +42,7 @@ def test_the_bracket_polls_with_its_etag_and_shows_a_new_result(live_server, pag
     assert any(status == 304 and etag for status, etag in polls), polls
     expect(page.locator("#bracket-body .match")).to_have_count(8)
     match = Match.objects.filter(round__stage__event=event, round__number=1).order_by("index")[0]
-    draws.record_result(match=match, winner="away", home_score=1, away_score=2)
+    draw_results.record_result(match=match, winner="away", home_score=1, away_score=2)
     card = page.locator(f"#match-{match.pk}")
     expect(card.locator(".side.won .name")).to_have_text(match.away.name, timeout=5000)
     expect(card.locator(".score").first).to_have_text("1")

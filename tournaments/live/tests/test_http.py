@@ -13,7 +13,8 @@ from django.urls import reverse
 
 from scoring import services
 from scoring.models import TableMatch
-from tournaments.draw import services as draws
+from tournaments.draw import make as draw_make
+from tournaments.draw import results as draw_results
 from tournaments.live import http as live
 from tournaments.live import stamps
 from tournaments.models import Event, Match, Official, Tournament
@@ -31,7 +32,7 @@ def make_event(entries: int, slug: str = "big", until: float = 0.5) -> Event:
     """A guandan team event drawn as a knockout and played ``until`` of the way."""
     event = synthetic.create_event(tournament_slug=slug, event_slug="teams", entries=entries)
     Tournament.objects.filter(slug=slug).update(status=Tournament.Status.RUNNING)
-    draws.draw_event(event=event, seed=1)
+    draw_make.draw_event(event=event, seed=1)
     synthetic.play_event(event, seed=1, until=until)
     event.refresh_from_db()
     return event
@@ -93,7 +94,7 @@ def test_a_result_makes_the_next_poll_a_200_with_a_new_etag(client, db):
     match = Match.objects.filter(round__stage__event=event, status=Match.Status.PENDING).exclude(
         home=None
     )[0]
-    draws.record_result(match=match, winner="home", home_score=2, away_score=1)
+    draw_results.record_result(match=match, winner="home", home_score=2, away_score=1)
     after = client.get(url("tournaments-bracket"), HTTP_IF_NONE_MATCH=etag, **HTMX)
     assert after.status_code == 200 and after.headers["ETag"] != etag
     assert f'id="match-{match.pk}"' in after.content.decode()

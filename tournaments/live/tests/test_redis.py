@@ -10,7 +10,8 @@ import uuid
 import pytest
 from django.urls import reverse
 
-from tournaments.draw import services as draws
+from tournaments.draw import make as draw_make
+from tournaments.draw import results as draw_results
 from tournaments.models import Event, Match, Tournament
 from tournaments.ops import synthetic
 
@@ -52,7 +53,7 @@ def redis_cache(settings):
 def _event() -> Event:
     event = synthetic.create_event(tournament_slug="redis-cup", event_slug="teams", entries=8)
     Tournament.objects.filter(slug="redis-cup").update(status=Tournament.Status.RUNNING)
-    draws.draw_event(event=event, seed=3)
+    draw_make.draw_event(event=event, seed=3)
     return event
 
 
@@ -70,7 +71,7 @@ def test_the_live_cache_works_against_redis(client, db, redis_cache, django_asse
         assert client.get(url, HTTP_IF_NONE_MATCH=first.headers["ETag"], **HTMX).status_code == 304
     # A result entered (on any server) removes the stamp from Redis at once.
     match = Match.objects.filter(round__stage__event=event, round__number=1).first()
-    draws.record_result(match=match, winner="away", home_score=1, away_score=2)
+    draw_results.record_result(match=match, winner="away", home_score=1, away_score=2)
     assert not redis.exists(f"{prefix}:1:stamp:redis-cup:teams")
     after = client.get(url, HTTP_IF_NONE_MATCH=first.headers["ETag"], **HTMX)
     assert after.status_code == 200 and after.headers["ETag"] != first.headers["ETag"]

@@ -19,7 +19,9 @@ from django.core.management import CommandError, call_command
 
 from scoring import services
 from scoring.models import TableEvent, TableMatch
-from tournaments.draw import services as draws
+from tournaments.draw import make as draw_make
+from tournaments.draw import plan as draw_plan
+from tournaments.draw import selectors as draw_selectors
 from tournaments.draw.read import bracket_json, load_bracket
 from tournaments.links.services import login_link_create
 from tournaments.models import Draw, Entry, Event, Official, Tournament, Unit
@@ -63,9 +65,9 @@ def enrich(demo) -> None:
     # An undone draw stays on record; the event is drawn again. (On an event of its own:
     # the demo's events may be played already, and a played draw cannot be undone.)
     redrawn = create_event(tournament_slug=ANHUI, event_slug="backup-redraw", entries=4)
-    draws.draw_event(event=redrawn, user=chief, seed=3)
-    draws.undo_draw(event=redrawn, user=chief)
-    draws.draw_event(event=redrawn, user=chief, seed=7)
+    draw_make.draw_event(event=redrawn, user=chief, seed=3)
+    draw_make.undo_draw(event=redrawn, user=chief)
+    draw_make.draw_event(event=redrawn, user=chief, seed=7)
 
     # A referee's one-time login link (stored as a hash).
     link_referee = Official.objects.create(tournament=anhui, name="扫码裁判", role="referee")
@@ -79,10 +81,10 @@ def enrich(demo) -> None:
     # A group stage drawn by lots, with seeds: entry ids inside the draw's JSON.
     groups = create_event(tournament_slug=ANHUI, event_slug="backup-groups", entries=6)
     ids = list(groups.entries.order_by("pk").values_list("pk", flat=True))
-    draws.draw_event(
+    draw_make.draw_event(
         event=groups,
         user=chief,
-        plan=draws.DrawPlan(format="groups", groups=2, advance=1),
+        plan=draw_plan.DrawPlan(format="groups", groups=2, advance=1),
         method=Draw.Method.PHYSICAL,
         lots={pk: n for n, pk in enumerate(reversed(ids), start=1)},
         seeds={ids[0]: 1, ids[1]: 2},
@@ -147,7 +149,7 @@ def readable(slug: str) -> dict:
         text = json.dumps(data, sort_keys=True, ensure_ascii=False)
 
         out[event.slug] = _named(json.loads(text), names)
-        draw = draws.current_draw(event)
+        draw = draw_selectors.current_draw(event)
         if draw is not None:
             out[event.slug + ":slots"] = [names.get(pk) for pk in draw.slots]
             out[event.slug + ":lots"] = sorted((names[int(k)], v) for k, v in draw.lots.items())
@@ -340,7 +342,7 @@ def test_a_played_demo_round_trips_between_sqlite_and_postgresql_byte_for_byte(t
 def test_match_results_survive_the_round_trip(played, tmp_path):
     """In plain terms: the nantong placings, its confirmed tables and recorded events."""
     event = Event.objects.get(tournament__slug=NANTONG, slug="guandan")
-    winners = [(p, e.name) for p, e in draws.placings(event)]
+    winners = [(p, e.name) for p, e in draw_selectors.placings(event)]
     confirmed = TableMatch.objects.filter(
         match__round__stage__event=event, status="confirmed"
     ).count()
@@ -348,7 +350,7 @@ def test_match_results_survive_the_round_trip(played, tmp_path):
     export(NANTONG, tmp_path / "n.json")
     call_command("import_tournament", str(tmp_path / "n.json"), "--replace")
     event = Event.objects.get(tournament__slug=NANTONG, slug="guandan")
-    assert [(p, e.name) for p, e in draws.placings(event)] == winners
+    assert [(p, e.name) for p, e in draw_selectors.placings(event)] == winners
     assert len(winners) == 4
     assert (
         TableMatch.objects.filter(match__round__stage__event=event, status="confirmed").count()

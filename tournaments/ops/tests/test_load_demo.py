@@ -105,7 +105,7 @@ def test_nantong_has_the_notices_own_draw_and_anhui_random_draws(demo):
 
 
 def test_load_demo_with_results_plays_every_event_to_its_placings_once(db):
-    from tournaments.draw import services as draws
+    from tournaments.draw import selectors as draw_selectors
     from tournaments.models import Draw  # noqa: F401  (models loaded)
 
     call_command("load_demo", "--with-results", stdout=StringIO())
@@ -121,7 +121,7 @@ def test_load_demo_with_results_plays_every_event_to_its_placings_once(db):
     )
     events_played = 0
     for event in Event.objects.filter(tournament__slug__in=["nantong-2014", "anhui-2021"]):
-        assert [rank for rank, _entry in draws.placings(event)] == [1, 2, 3, 4], event.slug
+        assert [rank for rank, _entry in draw_selectors.placings(event)] == [1, 2, 3, 4], event.slug
         events_played += 1
     assert events_played == 5  # nantong guandan; anhui guandan, chess, badminton, table tennis
     # The chess and rally matches were recorded game by game through the referee services.

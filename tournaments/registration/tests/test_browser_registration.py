@@ -9,7 +9,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def tiyu_leader(db):
-    from tournaments.draw.services import undo_draw
+    from tournaments.draw.make import undo_draw
     from tournaments.models import Entry, Tournament
     from tournaments.ops.demo import load_demo
 

@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
-from tournaments.draw.services import undo_draw
+from tournaments.draw.make import undo_draw
 from tournaments.models import Entry, Event, Official, Player, Tournament, Unit
 
 User = get_user_model()

@@ -96,7 +96,7 @@ def snapshot(event: Event) -> list[tuple]:
 @pytest.fixture
 def demo(demo):
     """The demo tournaments as they were before the draw: entries can still be added."""
-    from tournaments.draw.services import undo_draw
+    from tournaments.draw.make import undo_draw
 
     for tournament in demo.values():
         for event in tournament.events.all():

@@ -1,6 +1,6 @@
 """Guandan (掼蛋) level-scoring engine: pure Python, standard library only.
 
-Implements ``shared/docs/guandan-rules.md`` (sections 3-8, 11, 12, 14). A match is
+Implements the rules of ``docs/rules.md`` (both seed rule sets and custom ones). A match is
 replayed from its recorded events (deals, penalties, time-up, forfeits); every
 function here takes plain data and returns new immutable data.
 

@@ -3,7 +3,7 @@
 Pure Python, standard library only. Terms: 级 (level) is a team's rank 2..A, stored as
 2..14; 上游/二游/三游/末游 are 1st-4th to finish a deal; 打A is a deal played by the
 declarer (打家, the team whose level is trump) at its own level A; 突然死亡法 is sudden
-death after the time limit. See ``shared/docs/guandan-rules.md`` sections 3 and 12.
+death after the time limit. See ``docs/rules.md`` (the custom rule set).
 """
 
 from __future__ import annotations

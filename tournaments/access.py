@@ -121,3 +121,11 @@ def public_event(request: HttpRequest, slug: str, event_slug: str) -> Event:
     if not event.tournament.is_public and not request.user.is_staff:
         raise Http404("No such tournament")
     return event
+
+
+def get_public_tournament(request: HttpRequest, slug: str) -> Tournament:
+    """A tournament anyone may read; drafts only for staff."""
+    tournament = get_object_or_404(Tournament, slug=slug)
+    if not tournament.is_public and not request.user.is_staff:
+        raise Http404("No such tournament")
+    return tournament

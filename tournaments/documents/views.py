@@ -4,10 +4,9 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
 from guandan_cup.inputs import SMALL_INT, whole_number
-from tournaments.access import get_event
+from tournaments.access import get_event, get_public_tournament
 from tournaments.documents import build as documents
 from tournaments.documents.pdf import pdf_response, render_pdf
-from tournaments.views import get_public_tournament
 
 
 def _send(request, template: str, context: dict, filename: str, split: str = "") -> HttpResponse:

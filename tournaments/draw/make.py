@@ -12,8 +12,9 @@ from django.utils.translation import gettext as _
 
 from tournaments.draw import progress, signals
 from tournaments.draw.plan import DrawPlan
-from tournaments.draw.rules import brackets
-from tournaments.draw.rules.brackets import DrawError
+from tournaments.draw.rules import groups as group_rules
+from tournaments.draw.rules import knockout
+from tournaments.draw.rules.common import DrawError
 from tournaments.draw.selectors import active_entries, current_draw
 from tournaments.models import Draw, Event, Match, Stage
 
@@ -77,9 +78,9 @@ def draw_event(
 
     if plan.format == "knockout":
         if method == Draw.Method.PHYSICAL:
-            slots = brackets.physical_draw(lots)
+            slots = knockout.physical_draw(lots)
         else:
-            slots = brackets.draw_knockout(order, seeds=seeds or None, units=units, rng=ctx.rng)
+            slots = knockout.draw_knockout(order, seeds=seeds or None, units=units, rng=ctx.rng)
         name = _("预赛") if plan.qualifiers else _("淘汰赛")
         progress.create_knockout(ctx, slots, name=name, order=1, stop_at=plan.qualifiers)
     elif plan.format == "groups":
@@ -93,7 +94,7 @@ def draw_event(
             size = -(-len(ordered) // plan.groups)
             groups = [ordered[i * size : (i + 1) * size] for i in range(plan.groups)]
         else:
-            groups = brackets.split_into_groups(
+            groups = group_rules.split_into_groups(
                 order, plan.groups, seeds=seeds or None, units=units, rng=ctx.rng
             )
         progress.create_groups(ctx, groups)

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 from django.utils.translation import gettext as _
 
-from tournaments.draw.rules.brackets import DrawError
+from tournaments.draw.rules.common import DrawError
 from tournaments.models import Entry, Match
 
 HOME, AWAY = Match.Side.HOME, Match.Side.AWAY

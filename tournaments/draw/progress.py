@@ -10,8 +10,9 @@ from django.utils.translation import gettext as _
 
 from tournaments.draw import signals
 from tournaments.draw.plan import AWAY, HOME, OUT_STATUSES, DrawPlan
-from tournaments.draw.rules import brackets
-from tournaments.draw.rules.brackets import Feeder
+from tournaments.draw.rules import groups as group_rules
+from tournaments.draw.rules import knockout
+from tournaments.draw.rules.knockout import Feeder
 from tournaments.draw.rules.swiss import SwissPlayer, swiss_round
 from tournaments.draw.selectors import active_entries, group_tables, swiss_standings, swiss_table
 from tournaments.models import Draw, Entry, Event, Match, Round, Stage
@@ -38,7 +39,7 @@ def slots_of(ctx: BuildContext) -> list:
 def create_knockout(
     ctx: BuildContext, slots, *, name: str, order: int, stop_at=None, seeded=None
 ) -> Stage:
-    plan = brackets.plan_knockout(slots, third_place=ctx.plan.third_place, stop_at=stop_at)
+    plan = knockout.plan_knockout(slots, third_place=ctx.plan.third_place, stop_at=stop_at)
     stage = Stage.objects.create(
         event=ctx.event,
         draw=ctx.draw,
@@ -105,14 +106,14 @@ def create_groups(ctx: BuildContext, groups: list[list[int]]) -> Stage:
             "points": list(ctx.plan.points),
         },
     )
-    schedules = [brackets.round_robin(g) for g in groups]
+    schedules = [group_rules.round_robin(g) for g in groups]
     entries = {e.pk: e for e in Entry.objects.filter(pk__in=[pk for g in groups for pk in g])}
     for number in range(1, max(len(s) for s in schedules) + 1):
         rnd = Round.objects.create(stage=stage, number=number, name=_("第%(n)s轮") % {"n": number})
         for g, schedule in enumerate(schedules):
             if number > len(schedule):
                 continue
-            label = brackets.group_label(g)
+            label = group_rules.group_label(g)
             index = 0
             for home, away in schedule[number - 1]:
                 if home is None or away is None:
@@ -256,13 +257,13 @@ def _advance_stage(stage: Stage) -> None:
             return
         ranking = [row["entry"] for row in swiss_standings(stage)]
         qualified = [pk for pk in ranking if _is_active(pk)][: plan.qualifiers]
-        slots = brackets.draw_knockout(
+        slots = knockout.draw_knockout(
             qualified, seeds={pk: i + 1 for i, pk in enumerate(qualified)}, rng=ctx.rng
         )
     elif stage.format == Stage.Format.GROUPS:
         rankings = [[row.entry for row in table] for _label, table in group_tables(stage)]
-        seeded = brackets.seed_from_groups(rankings, stage.settings.get("advance", plan.advance))
-        slots = brackets.draw_knockout(
+        seeded = group_rules.seed_from_groups(rankings, stage.settings.get("advance", plan.advance))
+        slots = knockout.draw_knockout(
             seeded, seeds={pk: i + 1 for i, pk in enumerate(seeded)}, rng=ctx.rng
         )
     elif stage.settings.get("stop_at"):

@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import SMALL_INT, sensible_year, whole_number
-from tournaments.draw.rules.brackets import DrawError
+from tournaments.draw.rules.common import DrawError
 from tournaments.draw.selectors import current_draw
 from tournaments.models import Event, Match, Round
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tournaments.draw.plan import AWAY, HOME
-from tournaments.draw.rules import brackets
+from tournaments.draw.rules import groups as group_rules
+from tournaments.draw.rules import standings as ranking
 from tournaments.models import Draw, Entry, Event, Match, Stage
 
 
@@ -17,15 +18,15 @@ def current_draw(event: Event) -> Draw | None:
     return event.draws.filter(undone_at__isnull=True).first()
 
 
-def _results_of(matches) -> list[brackets.MatchResult]:
+def _results_of(matches) -> list[ranking.MatchResult]:
     results = []
     for m in matches:
         if m.status == Match.Status.BYE:
-            results.append(brackets.MatchResult(m.home_id, None, m.home_id))
+            results.append(ranking.MatchResult(m.home_id, None, m.home_id))
         elif m.is_decided and m.home_id and m.away_id:
             winner = m.home_id if m.winner == HOME else m.away_id if m.winner == AWAY else None
             results.append(
-                brackets.MatchResult(
+                ranking.MatchResult(
                     m.home_id, m.away_id, winner, m.home_level_points, m.away_level_points
                 )
             )
@@ -39,9 +40,9 @@ def group_tables(stage: Stage, matches: list[Match] | None = None):
     points = tuple(stage.settings.get("points", (2, 1, 0)))
     tables = []
     for g, members in enumerate(stage.settings.get("groups", [])):
-        label = brackets.group_label(g)
+        label = group_rules.group_label(g)
         results = _results_of(m for m in matches if m.group == label)
-        tables.append((label, brackets.standings(members, results, points=points)))
+        tables.append((label, ranking.standings(members, results, points=points)))
     return tables
 
 
@@ -81,7 +82,7 @@ def swiss_standings(stage: Stage, matches: list[Match] | None = None) -> list[di
         matches = list(Match.objects.filter(round__stage=stage))
     members = sorted({pk for m in matches for pk in (m.home_id, m.away_id) if pk})
     points = tuple(stage.settings.get("points", (2, 1, 0)))
-    rows = brackets.standings(members, _results_of(matches), points=points)
+    rows = ranking.standings(members, _results_of(matches), points=points)
     return [{"rank": r.rank, "entry": r.entry, "row": r} for r in rows]
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
 
-from tournaments.draw.rules.brackets import group_label
+from tournaments.draw.rules.groups import group_label
 from tournaments.models import Match, Stage
 
 STAGE_NUMERALS = "一二三四五六七八九十"
@@ -48,7 +48,7 @@ def knockout_sheet(stage_rounds, *, number_offset: int = 0) -> list[SheetStage]:
     """``stage_rounds``: [(Round, [Match …]), …] of one knockout stage, in round order.
 
     Positions decide the labels: match i of round r is fed by matches 2i and 2i+1 of round
-    r-1, and the 季军争夺战 by the two semi-finals' losers (see brackets.plan_knockout)."""
+    r-1, and the 季军争夺战 by the two semi-finals' losers (see knockout.plan_knockout)."""
     sheet: list[SheetStage] = []
     groups: dict[tuple[int, int], list[str]] = {}  # (round, index) -> first-round groups
     entries_left = None

@@ -14,7 +14,7 @@ from tournaments.draw import make as draw_make
 from tournaments.draw import plan as draw_plan
 from tournaments.draw import schedule as draw_schedule
 from tournaments.draw import selectors as draw_selectors
-from tournaments.draw.rules.brackets import DrawError
+from tournaments.draw.rules.common import DrawError
 from tournaments.models import Draw, Event, Match, Round, Tournament
 
 

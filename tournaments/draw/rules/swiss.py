@@ -14,7 +14,7 @@ Terms used below:
 - 轮空 (bye): with an odd field one entry sits out the round and is scored as a win.
 - 重复对阵 (rematch): two entries meeting again; avoided whenever any pairing avoids it.
 
-The ranking table after each round is ``tournaments.draw.rules.brackets.standings`` (a bye is
+The ranking table after each round is ``tournaments.draw.rules.standings.standings`` (a bye is
 ``MatchResult(entry, None, entry)``); the scores and tie-break tuples given here come from it.
 
 How a round is paired — four steps, none of them exponential: 1,000 entries pair in about
@@ -56,7 +56,7 @@ from collections import Counter, deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
-from tournaments.draw.rules.brackets import DrawError
+from tournaments.draw.rules.common import DrawError
 
 _FLOAT = -1  # a search choice: this entry floats down instead of being paired here
 _EXHAUSTED = "exhausted"

@@ -7,30 +7,26 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournaments.draw.rules.brackets import (
-    FINAL_NAME,
-    LEVEL_POINTS_26,
-    THIRD_PLACE_NAME,
-    DrawError,
-    Feeder,
-    MatchResult,
-    bracket_size,
-    check_level_table,
-    draw_knockout,
+from tournaments.draw.rules.common import FINAL_NAME, THIRD_PLACE_NAME, DrawError
+from tournaments.draw.rules.groups import (
     group_label,
+    round_robin,
+    seed_from_groups,
+    split_into_groups,
+)
+from tournaments.draw.rules.knockout import (
+    Feeder,
+    bracket_size,
+    draw_knockout,
     knockout_rounds,
-    level_points,
     next_match,
     physical_draw,
     plan_knockout,
     round_name,
-    round_robin,
-    seed_from_groups,
     seed_order,
-    split_into_groups,
-    standings,
     third_place_feeders,
 )
+from tournaments.draw.rules.standings import MatchResult, standings
 
 NANTONG_TEAMS = ["体育", "行政", "教务物理联队", "生物数学联队", "历史", "实验技术", "后勤", "政治"]
 
@@ -804,46 +800,3 @@ def test_bad_group_rankings_are_refused(groups, advance, code):
     with pytest.raises(DrawError) as error:
         seed_from_groups(groups, advance)
     assert error.value.code == code
-
-
-# --- 级分 ----------------------------------------------------------------------------------
-
-
-def test_the_default_level_table_is_linear_and_sums_to_26():
-    assert len(LEVEL_POINTS_26) == 14
-    assert all(winner + loser == 26 for winner, loser in LEVEL_POINTS_26)
-    assert [w for w, _ in LEVEL_POINTS_26] == list(range(13, 27))
-    check_level_table(LEVEL_POINTS_26)
-
-
-@pytest.mark.parametrize("diff, points", [(0, (13, 13)), (1, (14, 12)), (13, (26, 0))])
-def test_level_points(diff, points):
-    assert level_points(diff) == points
-
-
-@pytest.mark.parametrize("diff", [-1, 14, 2.5, True])
-def test_level_points_need_a_difference_in_the_table(diff):
-    with pytest.raises(DrawError) as error:
-        level_points(diff)
-    assert error.value.code == "invalid_level_diff"
-
-
-def test_a_custom_level_table_uses_the_given_points():
-    custom = [(13, 13)] + [(16, 10)] * 3 + [(20, 6)] * 5 + [(26, 0)] * 5
-    check_level_table(custom)
-    assert level_points(2, custom) == (16, 10)
-
-
-@pytest.mark.parametrize(
-    "custom",
-    [
-        [(13, 13)] * 13,
-        [(14, 13)] * 14,
-        [(13, 13), (10, 16)] + [(20, 6)] * 12,
-        [(20, 6), (14, 12)] + [(20, 6)] * 12,
-    ],
-)
-def test_a_wrong_level_table_is_refused(custom):
-    with pytest.raises(DrawError) as error:
-        check_level_table(custom)
-    assert error.value.code == "invalid_level_table"

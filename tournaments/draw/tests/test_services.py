@@ -5,7 +5,7 @@ import pytest
 from tournaments.draw.make import draw_event, undo_draw
 from tournaments.draw.plan import DrawPlan, ResultError
 from tournaments.draw.results import entry_out, record_result
-from tournaments.draw.rules.brackets import DrawError
+from tournaments.draw.rules.common import DrawError
 from tournaments.draw.selectors import group_tables, placings, swiss_standings
 from tournaments.models import Draw, Entry, Event, Match, Stage, Unit
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournaments.draw.rules.brackets import DrawError
+from tournaments.draw.rules.common import DrawError
 from tournaments.draw.rules.swiss import PairingError, SwissPlayer, SwissRound, swiss_round
 
 

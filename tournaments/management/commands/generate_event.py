@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from tournaments.draw import make as draw_make
 from tournaments.draw import selectors as draw_selectors
-from tournaments.draw.rules.brackets import DrawError
+from tournaments.draw.rules.common import DrawError
 from tournaments.ops import synthetic
 
 

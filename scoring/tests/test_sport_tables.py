@@ -378,16 +378,12 @@ def test_matches_json_lists_the_games_in_play_order(client, people):
     services.record_event(
         table=chess, event={"result": "draw", "first_move": "away"}, user=people["ref"], key="c"
     )
-    data = client.get(
-        reverse("tournaments-match-json", args=[ANHUI, "badminton", bad.match_id])
-    ).json()
+    data = client.get(reverse("live:match-json", args=[ANHUI, "badminton", bad.match_id])).json()
     assert data["games"] == [{"home": 21, "away": 17}, {"home": 19, "away": 21}]
     assert data["status"] == "in_progress" and data["winner"] is None
     assert data["tables"][0]["ruleset"] == "badminton21"
     assert data["tables"][0]["home"]["name"] == bad.match.home.name
-    data = client.get(
-        reverse("tournaments-match-json", args=[ANHUI, "xiangqi", chess.match_id])
-    ).json()
+    data = client.get(reverse("live:match-json", args=[ANHUI, "xiangqi", chess.match_id])).json()
     assert data["games"] == [{"result": "draw", "first_move": "away"}]
     assert data["tables"][0]["state"]["points"] == {"home": 0.5, "away": 0.5}
 
@@ -396,7 +392,7 @@ def test_the_tie_page_shows_the_games(client, people):
     bad = table_of(first_match("badminton"))
     services.record_event(table=bad, event={"home": 21, "away": 17}, user=people["ref"], key="a")
     html = client.get(
-        reverse("tournaments-match", args=[ANHUI, "badminton", bad.match_id])
+        reverse("live:match", args=[ANHUI, "badminton", bad.match_id])
     ).content.decode()
     assert "<strong>21 – 17</strong>" in html
 
@@ -510,7 +506,7 @@ def test_the_table_board_and_the_projector_show_games_won_for_a_singles_match(cl
     html = client.get(reverse("scoring-board", args=[ANHUI, "badminton"])).content.decode()
     assert "比分" in html and "<strong>1 : 0</strong>" in html and "第2局 0–1" in html
     assert "、 — 、" not in html  # no pair line for players
-    html = client.get(reverse("tournaments-screen", args=[ANHUI, "badminton"])).content.decode()
+    html = client.get(reverse("live:screen", args=[ANHUI, "badminton"])).content.decode()
     assert "1 : 0" in html and "第2局 0–1" in html and "比分：主方–客方" in html
 
 

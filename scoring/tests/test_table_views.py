@@ -687,7 +687,7 @@ def test_match_json_lists_the_tables_with_their_events_and_the_engine_state(clie
     client.post(url, {"deal": "B3", "key": "k2", "version": "1"}, **HTMX)
     client.logout()
     match = cast.table.match
-    json_url = reverse("tournaments-match-json", args=[NANTONG, "guandan", match.pk])
+    json_url = reverse("live:match-json", args=[NANTONG, "guandan", match.pk])
     data = client.get(json_url).json()
     assert [t["number"] for t in data["tables"]] == [1, 2, 3]
     first = data["tables"][0]

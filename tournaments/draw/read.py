@@ -102,7 +102,7 @@ def match_json(event: Event, match: Match) -> dict:
         "status": match.status,
         "winner": match.winner or None,
         "score": {"home": match.home_score, "away": match.away_score},
-        "url": reverse("tournaments-match-json", args=[t, event.slug, match.pk]),
+        "url": reverse("live:match-json", args=[t, event.slug, match.pk]),
         "group": match.group or None,
         "third_place": match.is_third_place,
         "note": match.result_note or None,

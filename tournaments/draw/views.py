@@ -82,7 +82,7 @@ def draw_page(request: HttpRequest, tournament: Tournament, event_slug: str) -> 
             problems.append(err.message if hasattr(err, "message") else str(err))
         else:
             messages.success(request, _("%(event)s已抽签。") % {"event": event.name})
-            return redirect("tournaments-bracket", slug=tournament.slug, event_slug=event.slug)
+            return redirect("live:bracket", slug=tournament.slug, event_slug=event.slug)
     return render(
         request,
         "tournaments/manage/draw.html",
@@ -109,7 +109,7 @@ def undo_draw(request: HttpRequest, tournament: Tournament, event_slug: str) -> 
         messages.error(request, err.message)
     else:
         messages.success(request, _("已撤销抽签（记录保留）。"))
-    return redirect("tournaments-draw", slug=tournament.slug, event_slug=event.slug)
+    return redirect("draw:draw", slug=tournament.slug, event_slug=event.slug)
 
 
 @organiser_required
@@ -153,7 +153,7 @@ def schedule_page(request: HttpRequest, tournament: Tournament, event_slug: str)
                 problems.append(_("排出的时间超出了日历范围，请检查第一轮开始时间。"))
             else:
                 messages.success(request, _("已按场地桌数自动排定时间和桌号。"))
-                return redirect("tournaments-schedule", slug=tournament.slug, event_slug=event.slug)
+                return redirect("draw:schedule", slug=tournament.slug, event_slug=event.slug)
         else:
             problems = draw_schedule.save_schedule(
                 post=request.POST, rounds=rounds, matches=matches, venues=venues, referees=referees
@@ -161,7 +161,7 @@ def schedule_page(request: HttpRequest, tournament: Tournament, event_slug: str)
             if not problems:
                 event.bump_version()
                 messages.success(request, _("赛程已保存。"))
-                return redirect("tournaments-schedule", slug=tournament.slug, event_slug=event.slug)
+                return redirect("draw:schedule", slug=tournament.slug, event_slug=event.slug)
     return render(
         request,
         "tournaments/manage/schedule.html",

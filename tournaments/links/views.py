@@ -115,7 +115,7 @@ def revoke_login_link(request: HttpRequest, slug: str, link_id: int) -> HttpResp
         messages.success(request, _("已作废%(name)s的登录链接。") % {"name": link.official.name})
     else:
         messages.error(request, _("这个链接已经用过或已作废。"))
-    return redirect("tournaments-login-links", slug=tournament.slug)
+    return redirect("links:list", slug=tournament.slug)
 
 
 @never_cache

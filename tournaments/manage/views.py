@@ -73,7 +73,7 @@ def change_status(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             request,
             _("比赛状态已改为“%(status)s”。") % {"status": Tournament.Status(action[0]).label},
         )
-    return redirect("tournaments-manage", slug=tournament.slug)
+    return redirect("manage:dashboard", slug=tournament.slug)
 
 
 @organiser_required
@@ -84,7 +84,7 @@ def edit_tournament(request: HttpRequest, tournament: Tournament) -> HttpRespons
         form.save()
         tournament.bump_event_versions()
         messages.success(request, _("比赛信息已保存。"))
-        return redirect("tournaments-manage", slug=tournament.slug)
+        return redirect("manage:dashboard", slug=tournament.slug)
     return render(
         request,
         "tournaments/manage/form.html",
@@ -104,7 +104,7 @@ def edit_event(
         saved = form.save()
         saved.bump_version()
         messages.success(request, _("项目“%(name)s”已保存。") % {"name": saved.name})
-        return redirect("tournaments-manage", slug=tournament.slug)
+        return redirect("manage:dashboard", slug=tournament.slug)
     title = _("修改项目：%(name)s") % {"name": event.name} if event else _("新增项目")
     return render(
         request,
@@ -122,7 +122,7 @@ def units(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         unit = form.save()
         tournament.bump_event_versions()
         messages.success(request, _("已添加单位“%(name)s”。") % {"name": unit.name})
-        return redirect("tournaments-manage-units", slug=tournament.slug)
+        return redirect("manage:units", slug=tournament.slug)
     unit_list = tournament.units.prefetch_related("members", "leaders").annotate(
         active=Count("entries", filter=Q(entries__status=Entry.Status.REGISTERED))
     )
@@ -158,7 +158,7 @@ def add_leader(request: HttpRequest, tournament: Tournament, unit_id: int) -> Ht
         for errors in form.errors.values():
             for error in errors:
                 messages.error(request, f"{unit.name}：{error}")
-    return redirect("tournaments-manage-units", slug=tournament.slug)
+    return redirect("manage:units", slug=tournament.slug)
 
 
 @organiser_required
@@ -269,7 +269,7 @@ def entries_import(request: HttpRequest, tournament: Tournament, event_slug: str
         stored = request.session.get(session_key)
         if not stored:
             messages.error(request, _("请先上传并检查报名表。"))
-            return redirect("tournaments-import", slug=tournament.slug, event_slug=event.slug)
+            return redirect("manage:entries-import", slug=tournament.slug, event_slug=event.slug)
         result = import_workbook(event=event, data=base64.b64decode(stored), user=request.user)
         if result.problems:
             context.update(
@@ -279,7 +279,7 @@ def entries_import(request: HttpRequest, tournament: Tournament, event_slug: str
             return render(request, "tournaments/manage/import.html", context, status=422)
         request.session.pop(session_key, None)
         messages.success(request, _("已导入%(n)s个报名。") % {"n": len(result.entries)})
-        return redirect("tournaments-manage-entries", slug=tournament.slug)
+        return redirect("manage:entries", slug=tournament.slug)
     upload = request.FILES.get("file")
     if upload is None:
         context["problems"] = [_("请选择一个 .xlsx 报名表文件。")]
@@ -321,7 +321,7 @@ def officials(request: HttpRequest, tournament: Tournament) -> HttpResponse:
                 tournament=tournament, name=data["name"].strip(), role=data["role"], user=user
             )
         messages.success(request, _("已添加%(name)s。") % {"name": data["name"]})
-        return redirect("tournaments-manage-officials", slug=tournament.slug)
+        return redirect("manage:officials", slug=tournament.slug)
     return render(
         request,
         "tournaments/manage/officials.html",

@@ -99,7 +99,7 @@ class Tournament(models.Model):
         return self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("tournaments-detail", args=[self.slug])
+        return reverse("tournaments:detail", args=[self.slug])
 
     @property
     def is_public(self) -> bool:

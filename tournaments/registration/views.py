@@ -63,7 +63,7 @@ def register_home(request: HttpRequest, slug: str) -> HttpResponse:
     if not units:
         raise PermissionDenied("Not a team leader of this tournament.")
     if len(units) == 1 and not organiser:
-        return redirect("tournaments-unit", slug=slug, unit_id=units[0].pk)
+        return redirect("registration:unit", slug=slug, unit_id=units[0].pk)
     return render(
         request, "tournaments/register/home.html", {"tournament": tournament, "units": units}
     )
@@ -129,7 +129,7 @@ def add_entry(request: HttpRequest, slug: str, unit_id: int, event_slug: str) ->
             saved = _("已为%(unit)s报名%(event)s。") % {"unit": unit.name, "event": event.name}
             if not request.htmx:
                 messages.success(request, saved)
-                return redirect("tournaments-unit", slug=slug, unit_id=unit.pk)
+                return redirect("registration:unit", slug=slug, unit_id=unit.pk)
             form = None
     status = 422 if form is not None else 200
     if not request.htmx:
@@ -172,7 +172,7 @@ def edit_entry(request: HttpRequest, slug: str, entry_id: int) -> HttpResponse:
                 problems = [str(p) for p in err.problems]
             else:
                 messages.success(request, _("已修改%(entry)s的报名。") % {"entry": entry.name})
-                return redirect("tournaments-unit", slug=slug, unit_id=entry.unit_id)
+                return redirect("registration:unit", slug=slug, unit_id=entry.unit_id)
     else:
         form = EntryWebForm(
             initial=EntryWebForm.initial_for(entry), event=event, unit=entry.unit, organiser=False
@@ -208,5 +208,5 @@ def withdraw(request: HttpRequest, slug: str, entry_id: int) -> HttpResponse:
     else:
         messages.success(request, _("%(entry)s已退赛，记录保留。") % {"entry": entry.name})
     if organiser and request.POST.get("next") == "manage":
-        return redirect("tournaments-manage-entries", slug=slug)
-    return redirect("tournaments-unit", slug=slug, unit_id=entry.unit_id)
+        return redirect("manage:entries", slug=slug)
+    return redirect("registration:unit", slug=slug, unit_id=entry.unit_id)

@@ -54,7 +54,7 @@ def assert_cjk_embedded(pdf, tmp_path):
 
 
 def test_the_draw_sheet_is_the_notices_appendix(client, demo, tmp_path):
-    pdf = fetch(client, reverse("tournaments-draw-pdf", args=["nantong-2014", "guandan"]))
+    pdf = fetch(client, reverse("documents:draw-pdf", args=["nantong-2014", "guandan"]))
     text = text_of(pdf, tmp_path)
     for expected in [
         "分组结果及赛程安排",
@@ -78,7 +78,7 @@ def test_the_draw_sheet_is_the_notices_appendix(client, demo, tmp_path):
 
 def test_the_bracket_is_a4_landscape_with_results_filled_in(client, demo, tmp_path):
     play_demo(seed=3, only="nantong-2014")
-    pdf = fetch(client, reverse("tournaments-bracket-pdf", args=["nantong-2014", "guandan"]))
+    pdf = fetch(client, reverse("documents:bracket-pdf", args=["nantong-2014", "guandan"]))
     text = text_of(pdf, tmp_path)
     for expected in ["对阵图", "1/4决赛", "半决赛", "决赛", "季军争夺战", "体育", "政治", "第1名"]:
         assert expected in text, expected
@@ -98,7 +98,7 @@ def test_a_large_bracket_goes_on_a3_and_beyond_128_a_page_per_quarter(client, db
         )
         Tournament.objects.filter(slug=f"big{entries}").update(status=Tournament.Status.DRAWN)
         draw_make.draw_event(event=event, seed=1)
-        pdf = fetch(client, reverse("tournaments-bracket-pdf", args=[f"big{entries}", "teams"]))
+        pdf = fetch(client, reverse("documents:bracket-pdf", args=[f"big{entries}", "teams"]))
         meta = info(pdf, tmp_path)
         assert meta["Page size"].endswith(f"({size})"), meta["Page size"]
         assert int(meta["Pages"]) >= pages
@@ -118,7 +118,7 @@ def test_score_sheets_one_page_per_table_filled_in_with_the_record(client, demo,
     )
     pdf = fetch(
         client,
-        reverse("tournaments-scoresheets-pdf", args=["nantong-2014", "guandan"]) + "?round=1",
+        reverse("documents:scoresheets-pdf", args=["nantong-2014", "guandan"]) + "?round=1",
     )
     meta = info(pdf, tmp_path)
     assert meta["Pages"] == "12"  # four ties of three tables
@@ -164,7 +164,7 @@ def test_chess_and_rally_score_sheets_have_a_row_per_game(client, demo, tmp_path
         for n, item in enumerate(record):
             services.record_event(table=table, event=item, key=f"k{n}")
         pdf = fetch(
-            client, reverse("tournaments-scoresheets-pdf", args=["anhui-2021", slug]) + "?round=1"
+            client, reverse("documents:scoresheets-pdf", args=["anhui-2021", slug]) + "?round=1"
         )
         assert info(pdf, tmp_path)["Pages"] == str(tables.count())
         text = text_of(pdf, tmp_path)
@@ -196,7 +196,7 @@ def test_each_score_sheet_qr_code_opens_its_tables_entry_page(client, demo, tmp_
     )
     pdf = fetch(
         client,
-        reverse("tournaments-scoresheets-pdf", args=["nantong-2014", "guandan"]) + "?round=1",
+        reverse("documents:scoresheets-pdf", args=["nantong-2014", "guandan"]) + "?round=1",
     )
     path = tmp_path / "sheets.pdf"
     path.write_bytes(pdf)
@@ -282,7 +282,7 @@ def test_many_score_sheets_are_rendered_on_every_core_and_joined_in_order(
             match__round__stage__event=event, match__round__number=1
         ).order_by("match__index", "number")
     )
-    url = reverse("tournaments-scoresheets-pdf", args=["nantong-2014", "guandan"]) + "?round=1"
+    url = reverse("documents:scoresheets-pdf", args=["nantong-2014", "guandan"]) + "?round=1"
     threads = threading.active_count()
     pdf = fetch(client, url)
     assert threading.active_count() == threads  # the pool's threads are gone: forking is safe
@@ -325,7 +325,7 @@ def test_a_failed_pdf_worker_leaves_its_piece_to_the_request(
     )
     pdf_bytes = fetch(
         client,
-        reverse("tournaments-scoresheets-pdf", args=["nantong-2014", "guandan"]) + "?round=1",
+        reverse("documents:scoresheets-pdf", args=["nantong-2014", "guandan"]) + "?round=1",
     )
     assert pdf_pieces == [3]
     assert_twelve_sheets_in_order(pdf_bytes, tables, tmp_path)
@@ -369,7 +369,7 @@ def test_pdfs_are_not_rendered_in_forked_workers_beside_another_thread():
 
 def test_results_list_prizes_and_print_a_certificate_per_award(client, demo, tmp_path):
     play_demo(seed=5, only="nantong-2014")
-    pdf = fetch(client, reverse("tournaments-results-pdf", args=["nantong-2014"]))
+    pdf = fetch(client, reverse("documents:results-pdf", args=["nantong-2014"]))
     text = text_of(pdf, tmp_path)
     for expected in [
         "成绩公告",
@@ -392,7 +392,7 @@ def test_results_list_prizes_and_print_a_certificate_per_award(client, demo, tmp
 
 def test_the_results_cover_every_event_of_the_sports_day(client, demo, tmp_path):
     play_demo(seed=7, only="anhui-2021")
-    pdf = fetch(client, reverse("tournaments-results-pdf", args=["anhui-2021"]))
+    pdf = fetch(client, reverse("documents:results-pdf", args=["anhui-2021"]))
     text = text_of(pdf, tmp_path)
     flat = "".join(text.split())
     tournament = demo["anhui-2021"]
@@ -419,7 +419,7 @@ def test_on_site_card_entries_get_the_participation_award_only(client, demo, tmp
     late.on_site, late.participation_award_only = True, True
     late.save()
     play_demo(seed=5, only="anhui-2021")
-    text = text_of(fetch(client, reverse("tournaments-results-pdf", args=["anhui-2021"])), tmp_path)
+    text = text_of(fetch(client, reverse("documents:results-pdf", args=["anhui-2021"])), tmp_path)
     assert "参与奖" in text
     assert f"{late.name}{late.unit.name}参与奖" in text
 
@@ -433,9 +433,7 @@ def test_the_organiser_words_the_certificate(client, demo, tmp_path):
         certificate_signature="校工会",
     )
     play_demo(seed=5, only="nantong-2014")
-    text = text_of(
-        fetch(client, reverse("tournaments-results-pdf", args=["nantong-2014"])), tmp_path
-    )
+    text = text_of(fetch(client, reverse("documents:results-pdf", args=["nantong-2014"])), tmp_path)
     assert "奖状" in text and "获得掼蛋团体赛一等奖！" in text and "校工会" in text
 
 
@@ -443,9 +441,9 @@ def test_documents_of_an_event_not_drawn_yet_say_so(client, demo, tmp_path):
     event = Event.objects.get(tournament__slug="anhui-2021", slug="xiangqi")
     draw_make.undo_draw(event=event)
     for name, message in [
-        ("tournaments-draw-pdf", "本项目尚未抽签"),
-        ("tournaments-bracket-pdf", "本项目尚未抽签"),
-        ("tournaments-scoresheets-pdf", "暂无记分表"),
+        ("documents:draw-pdf", "本项目尚未抽签"),
+        ("documents:bracket-pdf", "本项目尚未抽签"),
+        ("documents:scoresheets-pdf", "暂无记分表"),
     ]:
         pdf = fetch(client, reverse(name, args=["anhui-2021", "xiangqi"]))
         assert message in text_of(pdf, tmp_path)

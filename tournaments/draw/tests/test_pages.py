@@ -21,7 +21,7 @@ def organiser(db):
     return User.objects.create_superuser(username="root", password="x")
 
 
-def bracket_url(t="nantong-2014", e="guandan", name="tournaments-bracket"):
+def bracket_url(t="nantong-2014", e="guandan", name="live:bracket"):
     return reverse(name, args=[t, e])
 
 
@@ -77,7 +77,7 @@ def test_bracket_json_has_the_stable_shape(client, demo):
         Match.objects.filter(round__stage__event=event, round__number=1).order_by("index").first()
     )
     draw_results.record_result(match=first, winner="away", home_score=1, away_score=2)
-    data = client.get(bracket_url(name="tournaments-bracket-json")).json()
+    data = client.get(bracket_url(name="live:bracket-json")).json()
     assert data["tournament"] == "nantong-2014" and data["event"] == "guandan"
     assert isinstance(data["version"], int) and data["version"] >= 2
     [stage] = data["stages"]
@@ -104,7 +104,7 @@ def test_bracket_json_has_the_stable_shape(client, demo):
 
 
 def test_the_version_grows_with_every_change(client, demo):
-    url = bracket_url(name="tournaments-bracket-json")
+    url = bracket_url(name="live:bracket-json")
     before = client.get(url).json()["version"]
     event = Event.objects.get(tournament__slug="nantong-2014", slug="guandan")
     match = Match.objects.filter(round__stage__event=event, round__number=1).first()
@@ -115,7 +115,7 @@ def test_the_version_grows_with_every_change(client, demo):
 def test_placings_appear_once_the_final_and_third_place_are_played(client, demo):
     event = Event.objects.get(tournament__slug="nantong-2014", slug="guandan")
     synthetic.play_event(event, seed=4)
-    data = client.get(bracket_url(name="tournaments-bracket-json")).json()
+    data = client.get(bracket_url(name="live:bracket-json")).json()
     assert [p["rank"] for p in data["placings"]] == [1, 2, 3, 4]
     html = client.get(bracket_url()).content.decode()
     assert "冠军" in html and "季军" in html
@@ -127,17 +127,14 @@ def test_an_event_not_drawn_yet_says_so(client, demo):
     html = client.get(bracket_url("anhui-2021", "xiangqi")).content.decode()
     assert "尚未抽签" in html
     assert (
-        client.get(bracket_url("anhui-2021", "xiangqi", "tournaments-bracket-json")).json()[
-            "stages"
-        ]
-        == []
+        client.get(bracket_url("anhui-2021", "xiangqi", "live:bracket-json")).json()["stages"] == []
     )
 
 
 def test_unknown_events_and_matches_are_404(client, demo):
     assert client.get(bracket_url("nantong-2014", "chess")).status_code == 404
     other = Match.objects.filter(round__stage__event__tournament__slug="anhui-2021").first()
-    url = reverse("tournaments-match-json", args=["nantong-2014", "guandan", other.pk])
+    url = reverse("live:match-json", args=["nantong-2014", "guandan", other.pk])
     assert client.get(url).status_code == 404
 
 
@@ -149,7 +146,7 @@ def test_the_bracket_page_and_json_need_a_fixed_number_of_queries(
     Tournament.objects.filter(slug="big").update(status=Tournament.Status.DRAWN)
     draw_make.draw_event(event=event, seed=1)
     synthetic.play_event(event, seed=1, until=0.5)
-    for name in ["tournaments-bracket", "tournaments-bracket-json"]:
+    for name in ["live:bracket", "live:bracket-json"]:
         with django_assert_max_num_queries(12):
             response = client.get(bracket_url("big", "teams", name))
         assert response.status_code == 200
@@ -163,27 +160,24 @@ def test_group_and_swiss_standings_are_shown(client, db):
         synthetic.play_event(event, seed=2, until=0.3)
         html = client.get(bracket_url(f"cup-{fmt}", "teams")).content.decode()
         assert "场分" in html
-        data = client.get(bracket_url(f"cup-{fmt}", "teams", "tournaments-bracket-json")).json()
+        data = client.get(bracket_url(f"cup-{fmt}", "teams", "live:bracket-json")).json()
         stage = data["stages"][0]
         assert ("groups" in stage) if fmt == "groups" else ("standings" in stage)
 
 
 def test_only_organisers_draw(client, demo):
-    url = reverse("tournaments-draw", args=["anhui-2021", "xiangqi"])
+    url = reverse("draw:draw", args=["anhui-2021", "xiangqi"])
     assert client.get(url).status_code == 302
     client.force_login(User.objects.create_user(username="someone", password="x"))
     assert client.get(url).status_code == 403
-    assert (
-        client.post(reverse("tournaments-draw-undo", args=["anhui-2021", "xiangqi"])).status_code
-        == 403
-    )
+    assert client.post(reverse("draw:undo", args=["anhui-2021", "xiangqi"])).status_code == 403
     assert Draw.objects.filter(event__slug="xiangqi", undone_at__isnull=True).count() == 1
 
 
 def test_the_organiser_undoes_and_redraws_with_a_seed_and_sees_it_recorded(client, demo, organiser):
     client.force_login(organiser)
-    draw_url = reverse("tournaments-draw", args=["anhui-2021", "badminton"])
-    client.post(reverse("tournaments-draw-undo", args=["anhui-2021", "badminton"]))
+    draw_url = reverse("draw:draw", args=["anhui-2021", "badminton"])
+    client.post(reverse("draw:undo", args=["anhui-2021", "badminton"]))
     response = client.post(
         draw_url, {"format": "knockout", "third_place": "on", "method": "random", "seed": "42"}
     )
@@ -199,25 +193,25 @@ def test_a_physical_draw_with_a_missing_lot_is_refused_and_nothing_is_saved(
 ):
     client.force_login(organiser)
     event = Event.objects.get(tournament__slug="anhui-2021", slug="table-tennis")
-    client.post(reverse("tournaments-draw-undo", args=["anhui-2021", "table-tennis"]))
+    client.post(reverse("draw:undo", args=["anhui-2021", "table-tennis"]))
     entries = list(event.entries.order_by("pk"))
     data = {
         "format": "knockout",
         "method": "physical",
         **{f"lot-{e.pk}": i + 1 for i, e in enumerate(entries[:-1])},
     }
-    response = client.post(reverse("tournaments-draw", args=["anhui-2021", "table-tennis"]), data)
+    response = client.post(reverse("draw:draw", args=["anhui-2021", "table-tennis"]), data)
     assert response.status_code == 422
     assert "每个报名都要有签号" in response.content.decode()
     assert draw_selectors.current_draw(event) is None
     data[f"lot-{entries[-1].pk}"] = "x"
-    response = client.post(reverse("tournaments-draw", args=["anhui-2021", "table-tennis"]), data)
+    response = client.post(reverse("draw:draw", args=["anhui-2021", "table-tennis"]), data)
     assert response.status_code == 422 and "不是整数" in response.content.decode()
 
 
 def test_the_organiser_schedules_rounds_and_tables(client, demo, organiser):
     client.force_login(organiser)
-    url = reverse("tournaments-schedule", args=["nantong-2014", "guandan"])
+    url = reverse("draw:schedule", args=["nantong-2014", "guandan"])
     venue = Tournament.objects.get(slug="nantong-2014").venues.get()
     venue.tables = 6
     venue.save()
@@ -261,12 +255,12 @@ def test_generate_event_draws_and_plays_to_the_end(db):
 def test_the_tournament_page_links_to_brackets_and_lists_round_times(client, demo, organiser):
     client.force_login(organiser)
     client.post(
-        reverse("tournaments-schedule", args=["nantong-2014", "guandan"]),
+        reverse("draw:schedule", args=["nantong-2014", "guandan"]),
         {"auto": "1", "start": "2014-05-24T14:00", "minutes": "75"},
     )
     client.logout()
-    html = client.get(reverse("tournaments-detail", args=["nantong-2014"])).content.decode()
-    assert reverse("tournaments-bracket", args=["nantong-2014", "guandan"]) in html
+    html = client.get(reverse("tournaments:detail", args=["nantong-2014"])).content.decode()
+    assert reverse("live:bracket", args=["nantong-2014", "guandan"]) in html
     assert "掼蛋团体赛 · 1/4决赛" in html and "5月24日 14:00" in html
     assert "掼蛋团体赛 · 半决赛" in html
 
@@ -275,7 +269,7 @@ def test_the_organiser_adds_a_referee_login_and_assigns_a_tie(client, demo, orga
     from tournaments.models import Official
 
     client.force_login(organiser)
-    url = reverse("tournaments-manage-officials", args=["nantong-2014"])
+    url = reverse("manage:officials", args=["nantong-2014"])
     response = client.post(
         url, {"name": "王裁判", "role": "referee", "username": "wang", "password": "1"}
     )
@@ -289,7 +283,7 @@ def test_the_organiser_adds_a_referee_login_and_assigns_a_tie(client, demo, orga
     match = Match.objects.filter(
         round__stage__event__tournament__slug="nantong-2014", round__number=1
     ).first()
-    schedule = reverse("tournaments-schedule", args=["nantong-2014", "guandan"])
+    schedule = reverse("draw:schedule", args=["nantong-2014", "guandan"])
     assert client.post(schedule, {f"referee-{match.pk}": official.user_id}).status_code == 302
     match.refresh_from_db()
     assert match.referee == official.user

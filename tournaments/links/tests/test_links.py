@@ -46,7 +46,7 @@ def people(cup):
 
 
 def links_url(cup):
-    return reverse("tournaments-login-links", args=[cup.slug])
+    return reverse("links:list", args=[cup.slug])
 
 
 def make_link(client, cup, official, **data):
@@ -237,7 +237,7 @@ def test_two_phones_at_once_log_in_once(token, cup):
 def test_an_unused_link_can_be_revoked(client, cup, people, token):
     client.force_login(people["chief"].user)
     link = LoginLink.objects.get()
-    url = reverse("tournaments-login-link-revoke", args=[cup.slug, link.pk])
+    url = reverse("links:revoke", args=[cup.slug, link.pk])
     assert client.post(url)["Location"] == links_url(cup)
     assert "已作废" in client.get(links_url(cup)).content.decode()
     response = Client().post(redeem_url(token))
@@ -254,7 +254,7 @@ def test_links_of_another_tournament_cannot_be_revoked_here(client, people, toke
         user=User.objects.create_user("x"),
     )
     client.force_login(User.objects.get(username="x"))
-    url = reverse("tournaments-login-link-revoke", args=[other.slug, LoginLink.objects.get().pk])
+    url = reverse("links:revoke", args=[other.slug, LoginLink.objects.get().pk])
     assert client.post(url).status_code == 404
     assert LoginLink.objects.get().revoked_at is None
 
@@ -262,8 +262,7 @@ def test_links_of_another_tournament_cannot_be_revoked_here(client, people, toke
 def test_the_desk_and_the_officials_page_link_to_the_qr_codes(client, cup, people):
     client.force_login(people["organiser"].user)
     assert (
-        links_url(cup)
-        in client.get(reverse("tournaments-manage-officials", args=[cup.slug])).content.decode()
+        links_url(cup) in client.get(reverse("manage:officials", args=[cup.slug])).content.decode()
     )
     assert links_url(cup) in client.get(reverse("scoring-desk", args=[cup.slug])).content.decode()
     client.force_login(people["arbiter"].user)

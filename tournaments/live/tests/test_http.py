@@ -77,62 +77,60 @@ def test_a_poll_with_the_last_etag_is_answered_304_without_the_database(
     client, db, django_assert_num_queries
 ):
     make_event(8)
-    first = client.get(url("tournaments-bracket"), **HTMX)
+    first = client.get(url("live:bracket"), **HTMX)
     assert first.status_code == 200
     etag = first.headers["ETag"]
     assert first.headers["Cache-Control"] == "no-cache" and first.headers["Last-Modified"]
     assert "HX-Request" in first.headers["Vary"]
     with django_assert_num_queries(0):
-        again = client.get(url("tournaments-bracket"), HTTP_IF_NONE_MATCH=etag, **HTMX)
+        again = client.get(url("live:bracket"), HTTP_IF_NONE_MATCH=etag, **HTMX)
     assert again.status_code == 304 and again.content == b""
     assert again.headers["ETag"] == etag
 
 
 def test_a_result_makes_the_next_poll_a_200_with_a_new_etag(client, db):
     event = make_event(8)
-    etag = client.get(url("tournaments-bracket"), **HTMX).headers["ETag"]
+    etag = client.get(url("live:bracket"), **HTMX).headers["ETag"]
     match = Match.objects.filter(round__stage__event=event, status=Match.Status.PENDING).exclude(
         home=None
     )[0]
     draw_results.record_result(match=match, winner="home", home_score=2, away_score=1)
-    after = client.get(url("tournaments-bracket"), HTTP_IF_NONE_MATCH=etag, **HTMX)
+    after = client.get(url("live:bracket"), HTTP_IF_NONE_MATCH=etag, **HTMX)
     assert after.status_code == 200 and after.headers["ETag"] != etag
     assert f'id="match-{match.pk}"' in after.content.decode()
 
 
 def test_bracket_json_answers_etag_and_if_modified_since(client, db):
     event = make_event(8)
-    first = client.get(url("tournaments-bracket-json"))
+    first = client.get(url("live:bracket-json"))
     assert first.json()["version"] == event.version
     assert (
-        client.get(
-            url("tournaments-bracket-json"), HTTP_IF_NONE_MATCH=first.headers["ETag"]
-        ).status_code
+        client.get(url("live:bracket-json"), HTTP_IF_NONE_MATCH=first.headers["ETag"]).status_code
         == 304
     )
     assert (
         client.get(
-            url("tournaments-bracket-json"), HTTP_IF_MODIFIED_SINCE=first.headers["Last-Modified"]
+            url("live:bracket-json"), HTTP_IF_MODIFIED_SINCE=first.headers["Last-Modified"]
         ).status_code
         == 304
     )
     # The fragment and the JSON are different representations: different ETags.
-    assert first.headers["ETag"] != client.get(url("tournaments-bracket"), **HTMX).headers["ETag"]
+    assert first.headers["ETag"] != client.get(url("live:bracket"), **HTMX).headers["ETag"]
 
 
 def test_the_etag_names_the_language(client, db):
     make_event(8)
-    zh = client.get(url("tournaments-bracket"), **HTMX)
+    zh = client.get(url("live:bracket"), **HTMX)
     client.cookies["django_language"] = "en"
-    en = client.get(url("tournaments-bracket"), HTTP_IF_NONE_MATCH=zh.headers["ETag"], **HTMX)
+    en = client.get(url("live:bracket"), HTTP_IF_NONE_MATCH=zh.headers["ETag"], **HTMX)
     assert en.status_code == 200 and en.headers["ETag"] != zh.headers["ETag"]
     assert "Round" in en.content.decode() or "Final" in en.content.decode()
 
 
 def test_a_phone_that_accepts_gzip_gets_the_cached_compressed_copy(client, db):
     make_event(64)
-    plain = client.get(url("tournaments-bracket"), **HTMX)
-    packed = client.get(url("tournaments-bracket"), HTTP_ACCEPT_ENCODING="gzip, br", **HTMX)
+    plain = client.get(url("live:bracket"), **HTMX)
+    packed = client.get(url("live:bracket"), HTTP_ACCEPT_ENCODING="gzip, br", **HTMX)
     assert packed.headers["Content-Encoding"] == "gzip"
     assert gzip.decompress(packed.content) == plain.content
     assert len(packed.content) < len(plain.content) / 3
@@ -140,7 +138,7 @@ def test_a_phone_that_accepts_gzip_gets_the_cached_compressed_copy(client, db):
 
 def test_the_full_page_embeds_the_cached_body_and_carries_no_etag(client, db):
     make_event(8)
-    page = client.get(url("tournaments-bracket"))
+    page = client.get(url("live:bracket"))
     html = page.content.decode()
     assert "<html" in html and 'id="bracket-body"' in html and "live.js" in html
     # A full page has its own CSP nonce: it must never be answered 304.
@@ -150,38 +148,38 @@ def test_the_full_page_embeds_the_cached_body_and_carries_no_etag(client, db):
 def test_tie_and_match_json_are_conditional_too(client, db):
     event = make_event(8)
     match = Match.objects.filter(round__stage__event=event, round__number=1).first()
-    for name in ["tournaments-match", "tournaments-match-json"]:
-        extra = HTMX if name == "tournaments-match" else {}
+    for name in ["live:match", "live:match-json"]:
+        extra = HTMX if name == "live:match" else {}
         first = client.get(url(name, "big", "teams", match.pk), **extra)
         assert first.status_code == 200
         again = client.get(
             url(name, "big", "teams", match.pk), HTTP_IF_NONE_MATCH=first.headers["ETag"], **extra
         )
         assert again.status_code == 304
-    other = client.get(url("tournaments-match-json", "big", "teams", 999999))
+    other = client.get(url("live:match-json", "big", "teams", 999999))
     assert other.status_code == 404
 
 
 def test_a_draft_tournament_is_not_served_from_the_cache(client, db):
     make_event(8)
-    client.get(url("tournaments-bracket"), **HTMX)
+    client.get(url("live:bracket"), **HTMX)
     Tournament.objects.filter(slug="big").update(status=Tournament.Status.DRAFT)
     Tournament.objects.get(slug="big").bump_event_versions()
-    assert client.get(url("tournaments-bracket"), **HTMX).status_code == 404
-    assert client.get(url("tournaments-bracket-json")).status_code == 404
+    assert client.get(url("live:bracket"), **HTMX).status_code == 404
+    assert client.get(url("live:bracket-json")).status_code == 404
 
 
 def test_while_one_request_renders_a_new_version_the_others_get_the_previous_one(client, db):
     event = make_event(8)
-    old = client.get(url("tournaments-bracket-json"))
+    old = client.get(url("live:bracket-json"))
     event.bump_version()
     # Another app server is rendering this version right now.
     cache.add(f"live-lock:{event.pk}:bracket-json-zh-hans", 1, 10)
-    stale = client.get(url("tournaments-bracket-json"))
+    stale = client.get(url("live:bracket-json"))
     assert stale.status_code == 200 and stale.headers["ETag"] == old.headers["ETag"]
     assert stale.json()["version"] == old.json()["version"]
     cache.delete(f"live-lock:{event.pk}:bracket-json-zh-hans")
-    fresh = client.get(url("tournaments-bracket-json"))
+    fresh = client.get(url("live:bracket-json"))
     assert fresh.json()["version"] == event.version and fresh.headers["ETag"] != old.headers["ETag"]
 
 
@@ -244,11 +242,11 @@ def test_organiser_edits_grow_the_version(client, db):
     Tournament.objects.filter(slug="big").update(status=Tournament.Status.REGISTRATION_CLOSED)
     client.force_login(User.objects.create_superuser("root"))
     v = version(event)
-    client.post(reverse("tournaments-manage-status", args=["big"]), {"action": "draft"})
+    client.post(reverse("manage:status", args=["big"]), {"action": "draft"})
     assert version(event) > v
     v = version(event)
     client.post(
-        reverse("tournaments-schedule", args=["big", "teams"]),
+        reverse("draw:schedule", args=["big", "teams"]),
         {"auto": "1", "start": "2026-05-01T09:00", "minutes": "60"},
     )
     assert version(event) > v
@@ -271,7 +269,7 @@ def test_the_projector_shows_the_round_in_play_its_tables_the_tree_and_the_lates
 ):
     event = make_event(8)
     table = play_table(open_tables(event)[0], deals=2)
-    html = client.get(url("tournaments-screen")).content.decode()
+    html = client.get(url("live:screen")).content.decode()
     assert "site-header" not in html and "screen.css" in html and "screen.js" in html
     assert 'data-slide-seconds="12"' in html
     assert "slide-ties" in html and "半决赛" in html  # the round in play
@@ -279,19 +277,17 @@ def test_the_projector_shows_the_round_in_play_its_tables_the_tree_and_the_lates
     assert f"{levels['A']}–{levels['B']}" in html and "打" in html
     assert "slide-tree" in html and "决赛" in html and "季军争夺战" in html
     assert "slide-results" in html and "最新结果" in html
-    part = client.get(url("tournaments-screen"), **HTMX)
+    part = client.get(url("live:screen"), **HTMX)
     assert part.content.decode().lstrip().startswith('<div id="screen-body"')
     assert (
-        client.get(
-            url("tournaments-screen"), HTTP_IF_NONE_MATCH=part.headers["ETag"], **HTMX
-        ).status_code
+        client.get(url("live:screen"), HTTP_IF_NONE_MATCH=part.headers["ETag"], **HTMX).status_code
         == 304
     )
 
 
 def test_the_projector_shows_placings_once_known(client, db):
     make_event(8, until=1.0)
-    html = client.get(url("tournaments-screen")).content.decode()
+    html = client.get(url("live:screen")).content.decode()
     assert "slide-placings" in html and "冠军" in html
 
 
@@ -304,10 +300,10 @@ def test_the_projector_and_board_need_a_fixed_number_of_queries(
         play_table(table, deals=2)
     # The stamp, the event, the bracket's queries (with the placings'), the round's tables.
     with django_assert_max_num_queries(10):
-        assert client.get(url("tournaments-screen")).status_code == 200
+        assert client.get(url("live:screen")).status_code == 200
     cache.clear()
     with django_assert_max_num_queries(10):
-        assert client.get(url("tournaments-screen"), **HTMX).status_code == 200
+        assert client.get(url("live:screen"), **HTMX).status_code == 200
     make_chief(chief, event)
     client.force_login(chief)
     cache.clear()
@@ -316,7 +312,7 @@ def test_the_projector_and_board_need_a_fixed_number_of_queries(
     match = Match.objects.filter(round__stage__event=event, round__number=2).first()
     cache.clear()
     with django_assert_max_num_queries(9):
-        assert client.get(url("tournaments-match", "big", "teams", match.pk)).status_code == 200
+        assert client.get(url("live:match", "big", "teams", match.pk)).status_code == 200
     client.logout()
     table = open_tables(event)[0]
     cache.clear()
@@ -387,14 +383,14 @@ def test_the_board_lists_every_table_of_the_round_oldest_unconfirmed_first(clien
 
 def test_staff_find_the_projector_and_the_board(client, db, chief):
     event = make_event(8)
-    html = client.get(url("tournaments-bracket")).content.decode()
-    assert url("tournaments-screen") in html and url("scoring-board") not in html
+    html = client.get(url("live:bracket")).content.decode()
+    assert url("live:screen") in html and url("scoring-board") not in html
     make_chief(chief, event)
     client.force_login(chief)
-    html = client.get(url("tournaments-bracket")).content.decode()
+    html = client.get(url("live:bracket")).content.decode()
     assert url("scoring-board") in html
     desk = client.get(reverse("scoring-desk", args=["big"])).content.decode()
-    assert url("scoring-board") in desk and url("tournaments-screen") in desk
+    assert url("scoring-board") in desk and url("live:screen") in desk
 
 
 # --------------------------------------------------------------------------- table page
@@ -429,10 +425,10 @@ def test_anonymous_full_pages_are_cached_with_a_fresh_csrf_token_and_nonce_each_
     from django.test import Client
 
     make_event(8)
-    first = client.get(url("tournaments-bracket"))
+    first = client.get(url("live:bracket"))
     second_client = Client(enforce_csrf_checks=True)
     with django_assert_num_queries(0):
-        second = second_client.get(url("tournaments-bracket"))
+        second = second_client.get(url("live:bracket"))
     html = second.content.decode()
     assert "\x00" not in html and 'id="bracket-body"' in html
     nonce = re.search(r'nonce="([^"]+)"', html).group(1)
@@ -443,7 +439,7 @@ def test_anonymous_full_pages_are_cached_with_a_fresh_csrf_token_and_nonce_each_
     assert "csrftoken" in second.cookies
     # A browser asks for gzip: the same page, from the cached compressed copy, with its own
     # token and nonce spliced in.
-    packed = Client().get(url("tournaments-bracket"), HTTP_ACCEPT_ENCODING="gzip, br")
+    packed = Client().get(url("live:bracket"), HTTP_ACCEPT_ENCODING="gzip, br")
     assert packed.headers["Content-Encoding"] == "gzip"
     unpacked = gzip.decompress(packed.content).decode()
     assert len(packed.content) < len(unpacked.encode()) / 2
@@ -461,9 +457,9 @@ def test_anonymous_full_pages_are_cached_with_a_fresh_csrf_token_and_nonce_each_
 
 def test_a_logged_in_visitor_never_gets_the_anonymous_copy(client, db):
     make_event(8)
-    client.get(url("tournaments-bracket"))
+    client.get(url("live:bracket"))
     client.force_login(User.objects.create_user("wang"))
-    html = client.get(url("tournaments-bracket")).content.decode()
+    html = client.get(url("live:bracket")).content.decode()
     assert "wang" in html
 
 
@@ -472,7 +468,7 @@ def test_a_process_may_remember_a_stamp_for_a_moment_but_forgets_it_on_a_change(
 ):
     settings.LIVE_STAMP_MEMO_SECONDS = 60
     event = make_event(8)
-    etag = client.get(url("tournaments-bracket"), **HTMX).headers["ETag"]
+    etag = client.get(url("live:bracket"), **HTMX).headers["ETag"]
 
     class NoCache:
         def __getattr__(self, name):
@@ -481,13 +477,8 @@ def test_a_process_may_remember_a_stamp_for_a_moment_but_forgets_it_on_a_change(
     real = live.cache
     monkeypatch.setattr(live, "cache", NoCache())
     with django_assert_num_queries(0):
-        assert (
-            client.get(url("tournaments-bracket"), HTTP_IF_NONE_MATCH=etag, **HTMX).status_code
-            == 304
-        )
+        assert client.get(url("live:bracket"), HTTP_IF_NONE_MATCH=etag, **HTMX).status_code == 304
     monkeypatch.setattr(live, "cache", real)
     event.bump_version()  # in this process: the memo goes at once
-    assert (
-        client.get(url("tournaments-bracket"), HTTP_IF_NONE_MATCH=etag, **HTMX).status_code == 200
-    )
+    assert client.get(url("live:bracket"), HTTP_IF_NONE_MATCH=etag, **HTMX).status_code == 200
     stamps.clear_memo()

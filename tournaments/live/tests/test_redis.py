@@ -60,7 +60,7 @@ def _event() -> Event:
 def test_the_live_cache_works_against_redis(client, db, redis_cache, django_assert_num_queries):
     redis, prefix = redis_cache
     event = _event()
-    url = reverse("tournaments-bracket", args=["redis-cup", "teams"])
+    url = reverse("live:bracket", args=["redis-cup", "teams"])
     first = client.get(url, **HTMX)
     assert first.status_code == 200
     keys = {key.decode() for key in redis.scan_iter(f"{prefix}:*")}
@@ -81,7 +81,7 @@ def test_bracket_json_is_rendered_once_per_version_through_redis(
     client, db, redis_cache, django_assert_max_num_queries
 ):
     _event()
-    url = reverse("tournaments-bracket-json", args=["redis-cup", "teams"])
+    url = reverse("live:bracket-json", args=["redis-cup", "teams"])
     data = client.get(url).json()
     # A second server (no state of its own) gets the cached copy: the stamp and the body
     # come from Redis, and nothing is queried.

@@ -62,11 +62,11 @@ def team_post(prefix="guandan", names=None, gender="男"):
 
 
 def add_url(t, unit_name, event="guandan"):
-    return reverse("tournaments-add-entry", args=[t.slug, unit(t, unit_name).pk, event])
+    return reverse("registration:add-entry", args=[t.slug, unit(t, unit_name).pk, event])
 
 
 def test_anonymous_visitors_are_sent_to_log_in(client, nantong):
-    url = reverse("tournaments-unit", args=[nantong.slug, unit(nantong, "体育").pk])
+    url = reverse("registration:unit", args=[nantong.slug, unit(nantong, "体育").pk])
     response = client.get(url)
     assert response.status_code == 302
     assert response["Location"].startswith("/accounts/login/")
@@ -76,10 +76,10 @@ def test_anonymous_visitors_are_sent_to_log_in(client, nantong):
 
 def test_a_team_leader_goes_straight_to_their_unit(client, nantong):
     client.force_login(leader("体育"))
-    response = client.get(reverse("tournaments-register", args=[nantong.slug]))
+    response = client.get(reverse("registration:home", args=[nantong.slug]))
     assert response.status_code == 302
     assert response["Location"] == reverse(
-        "tournaments-unit", args=[nantong.slug, unit(nantong, "体育").pk]
+        "registration:unit", args=[nantong.slug, unit(nantong, "体育").pk]
     )
 
 
@@ -127,18 +127,20 @@ def test_bad_input_gets_the_rule_and_keeps_what_was_typed(client, nantong):
 def test_a_team_leader_cannot_see_or_change_another_units_entries(client, nantong):
     client.force_login(leader("体育"))
     other = unit(nantong, "行政")
-    assert client.get(reverse("tournaments-unit", args=[nantong.slug, other.pk])).status_code == 403
+    assert (
+        client.get(reverse("registration:unit", args=[nantong.slug, other.pk])).status_code == 403
+    )
     assert client.post(add_url(nantong, "行政"), team_post()).status_code == 403
     client.force_login(leader("行政"))
     client.post(add_url(nantong, "行政"), team_post())
     entry = Entry.objects.get(unit=other)
     client.force_login(leader("体育"))
     assert (
-        client.get(reverse("tournaments-entry-edit", args=[nantong.slug, entry.pk])).status_code
+        client.get(reverse("registration:entry-edit", args=[nantong.slug, entry.pk])).status_code
         == 403
     )
     response = client.post(
-        reverse("tournaments-withdraw", args=[nantong.slug, entry.pk]), {"reason": "恶作剧"}
+        reverse("registration:withdraw", args=[nantong.slug, entry.pk]), {"reason": "恶作剧"}
     )
     assert response.status_code == 403
     entry.refresh_from_db()
@@ -149,7 +151,7 @@ def test_a_unit_of_another_tournament_is_not_found(client, nantong, demo):
     client.force_login(leader("体育"))
     foreign = demo["anhui-2021"].units.first()
     assert (
-        client.get(reverse("tournaments-unit", args=[nantong.slug, foreign.pk])).status_code == 404
+        client.get(reverse("registration:unit", args=[nantong.slug, foreign.pk])).status_code == 404
     )
 
 
@@ -166,7 +168,7 @@ def test_after_the_deadline_leaders_are_told_and_the_organiser_registers_on_site
     )
     client.force_login(leader("体育"))
     page = client.get(
-        reverse("tournaments-unit", args=[nantong.slug, unit(nantong, "体育").pk])
+        reverse("registration:unit", args=[nantong.slug, unit(nantong, "体育").pk])
     ).content.decode()
     assert "报名已截止；如需现场报名请联系组织者。" in page
     response = client.post(add_url(nantong, "体育"), team_post())
@@ -182,7 +184,7 @@ def test_leaders_edit_before_the_draw_and_only_withdraw_after_it(client, nantong
     client.force_login(leader("体育"))
     client.post(add_url(nantong, "体育"), team_post())
     entry = nantong_entries().get()
-    edit = reverse("tournaments-entry-edit", args=[nantong.slug, entry.pk])
+    edit = reverse("registration:entry-edit", args=[nantong.slug, entry.pk])
     data = {
         k.removeprefix("guandan-"): v
         for k, v in team_post(names=["赵一", "钱二", "孙三", "李四", "周五", "郑七"]).items()
@@ -196,7 +198,7 @@ def test_leaders_edit_before_the_draw_and_only_withdraw_after_it(client, nantong
     assert response.status_code == 422
     assert [str(p) for p in entry.pairs.order_by("number")][-1] == "周五、郑七"
     response = client.post(
-        reverse("tournaments-withdraw", args=[nantong.slug, entry.pk]), {"reason": "三人出差"}
+        reverse("registration:withdraw", args=[nantong.slug, entry.pk]), {"reason": "三人出差"}
     )
     assert response.status_code == 302
     entry.refresh_from_db()
@@ -205,11 +207,11 @@ def test_leaders_edit_before_the_draw_and_only_withdraw_after_it(client, nantong
 
 def test_organiser_pages_are_for_organisers_only(client, nantong, organiser):
     urls = [
-        reverse("tournaments-manage", args=[nantong.slug]),
-        reverse("tournaments-manage-entries", args=[nantong.slug]),
-        reverse("tournaments-manage-units", args=[nantong.slug]),
-        reverse("tournaments-manage-settings", args=[nantong.slug]),
-        reverse("tournaments-import", args=[nantong.slug, "guandan"]),
+        reverse("manage:dashboard", args=[nantong.slug]),
+        reverse("manage:entries", args=[nantong.slug]),
+        reverse("manage:units", args=[nantong.slug]),
+        reverse("manage:settings", args=[nantong.slug]),
+        reverse("manage:entries-import", args=[nantong.slug, "guandan"]),
     ]
     for url in urls:
         assert client.get(url).status_code == 302  # to the login page
@@ -219,12 +221,12 @@ def test_organiser_pages_are_for_organisers_only(client, nantong, organiser):
     client.force_login(organiser)
     for url in urls:
         assert client.get(url).status_code == 200, url
-    assert client.get(reverse("tournaments-manage", args=["no-such-cup"])).status_code == 404
+    assert client.get(reverse("manage:dashboard", args=["no-such-cup"])).status_code == 404
 
 
 def test_the_organiser_opens_and_closes_registration(client, nantong, organiser):
     client.force_login(organiser)
-    url = reverse("tournaments-manage-status", args=[nantong.slug])
+    url = reverse("manage:status", args=[nantong.slug])
     client.post(url, {"action": "close"})
     nantong.refresh_from_db()
     assert nantong.status == Tournament.Status.REGISTRATION_CLOSED
@@ -237,7 +239,7 @@ def test_the_organiser_opens_and_closes_registration(client, nantong, organiser)
 
 def test_the_organiser_adds_a_joint_team_and_a_leader_login(client, nantong, organiser):
     client.force_login(organiser)
-    url = reverse("tournaments-manage-units", args=[nantong.slug])
+    url = reverse("manage:units", args=[nantong.slug])
     members = [unit(nantong, "历史").pk, unit(nantong, "政治").pk]
     response = client.post(url, {"name": "历史政治联队", "kind": "joint", "members": members})
     assert response.status_code == 302
@@ -246,7 +248,7 @@ def test_the_organiser_adds_a_joint_team_and_a_leader_login(client, nantong, org
     response = client.post(url, {"name": "孤单联队", "kind": "joint", "members": members[:1]})
     assert response.status_code == 422
     assert "联队至少由两个单位组成。" in response.content.decode()
-    leader_url = reverse("tournaments-add-leader", args=[nantong.slug, joint.pk])
+    leader_url = reverse("manage:add-leader", args=[nantong.slug, joint.pk])
     client.post(leader_url, {"username": "lishi", "password": "123"})
     assert not User.objects.filter(username="lishi").exists()
     client.post(leader_url, {"username": "lishi", "password": "Guandan-2014-lishi"})
@@ -255,7 +257,7 @@ def test_the_organiser_adds_a_joint_team_and_a_leader_login(client, nantong, org
 
 def test_the_organiser_edits_the_notice_and_sees_field_errors(client, nantong, organiser):
     client.force_login(organiser)
-    url = reverse("tournaments-manage-settings", args=[nantong.slug])
+    url = reverse("manage:settings", args=[nantong.slug])
     response = client.post(url, {"name": ""})
     assert response.status_code == 422
     assert "这个字段是必填项" in response.content.decode()
@@ -266,7 +268,7 @@ def test_the_organiser_edits_the_notice_and_sees_field_errors(client, nantong, o
 def test_an_event_slug_that_would_shadow_a_page_is_refused(client, nantong, organiser):
     client.force_login(organiser)
     response = client.post(
-        reverse("tournaments-event-new", args=[nantong.slug]),
+        reverse("manage:event-new", args=[nantong.slug]),
         {
             "name": "管理",
             "slug": "manage",
@@ -282,7 +284,7 @@ def test_an_event_slug_that_would_shadow_a_page_is_refused(client, nantong, orga
 def test_the_entries_overview_lists_missing_units_and_flags(client, nantong, organiser):
     client.force_login(organiser)
     client.post(add_url(nantong, "体育"), team_post())
-    html = client.get(reverse("tournaments-manage-entries", args=[nantong.slug])).content.decode()
+    html = client.get(reverse("manage:entries", args=[nantong.slug])).content.decode()
     assert "尚未报名" in html
     missing = html.split('id="missing-h"')[1].split("</section>")[0]
     assert "行政" in missing and "体育" not in missing
@@ -295,16 +297,16 @@ def test_the_entries_overview_needs_a_fixed_number_of_queries(
     superuser = User.objects.create_superuser(username="root", password="x")
     client.force_login(superuser)
     with django_assert_max_num_queries(14):
-        response = client.get(reverse("tournaments-manage-entries", args=["anhui-2021"]))
+        response = client.get(reverse("manage:entries", args=["anhui-2021"]))
     assert response.status_code == 200
 
 
 def test_the_notice_page_links_leaders_to_registration_and_organisers_to_management(
     client, nantong, organiser
 ):
-    url = reverse("tournaments-detail", args=[nantong.slug])
-    register = reverse("tournaments-register", args=[nantong.slug])
-    manage = reverse("tournaments-manage", args=[nantong.slug])
+    url = reverse("tournaments:detail", args=[nantong.slug])
+    register = reverse("registration:home", args=[nantong.slug])
+    manage = reverse("manage:dashboard", args=[nantong.slug])
     html = client.get(url).content.decode()
     assert register not in html and manage not in html
     client.force_login(leader("体育"))
@@ -346,7 +348,7 @@ def _nantong_workbook(rows):
 
 def test_the_organiser_imports_an_excel_form_after_a_preview(client, nantong, organiser):
     client.force_login(organiser)
-    url = reverse("tournaments-import", args=[nantong.slug, "guandan"])
+    url = reverse("manage:entries-import", args=[nantong.slug, "guandan"])
     bad = _nantong_workbook(
         [
             ["体育", 1, "赵一", "男", "", "钱二", "男", ""],
@@ -384,7 +386,7 @@ def test_the_organiser_imports_an_excel_form_after_a_preview(client, nantong, or
 
 def test_the_organiser_downloads_the_template_and_the_export(client, nantong, organiser):
     client.force_login(organiser)
-    for name in ["tournaments-entries-template", "tournaments-entries-export"]:
+    for name in ["manage:entries-template", "manage:entries-export"]:
         response = client.get(reverse(name, args=[nantong.slug, "guandan"]))
         assert response.status_code == 200
         assert (
@@ -394,9 +396,7 @@ def test_the_organiser_downloads_the_template_and_the_export(client, nantong, or
         assert response.content.startswith(b"PK")
     client.force_login(leader("体育"))
     assert (
-        client.get(
-            reverse("tournaments-entries-export", args=[nantong.slug, "guandan"])
-        ).status_code
+        client.get(reverse("manage:entries-export", args=[nantong.slug, "guandan"])).status_code
         == 403
     )
 

@@ -192,7 +192,7 @@ def organiser_client(client, chess):
 
 
 def upload(client, event, name, data, **extra):
-    url = reverse("tournaments-import", args=[event.tournament.slug, event.slug])
+    url = reverse("manage:entries-import", args=[event.tournament.slug, event.slug])
     return client.post(url, {"file": SimpleUploadedFile(name, data)}, **extra)
 
 

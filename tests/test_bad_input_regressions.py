@@ -3,9 +3,12 @@ a message (or a 404 for an id that cannot exist) and nothing is saved."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
+from pypdf import PdfReader
 
 from scoring.models import CheckIn, TableEvent, TableMatch
 from tournaments.models import Draw, Event, Match, Official, Round, Tournament, Unit
@@ -183,10 +186,15 @@ def test_a_random_draw_seed_that_no_column_holds_is_refused(client, organiser, d
 
 
 def test_a_score_sheet_round_that_is_not_a_number_is_ignored(client, demo):
-    response = client.get(
-        reverse("documents:scoresheets-pdf", args=[NANTONG, "guandan"]) + "?round=²"
-    )
+    url = reverse("documents:scoresheets-pdf", args=[NANTONG, "guandan"])
+    every_round = client.get(url)
+    response = client.get(url + "?round=²")
     assert response.status_code == 200
+    assert response["Content-Type"] == "application/pdf"
+    # Ignored, not read as some round: the same sheets as with no round asked for.
+    pages = len(PdfReader(io.BytesIO(response.content)).pages)
+    assert pages == len(PdfReader(io.BytesIO(every_round.content)).pages)
+    assert pages > 0
 
 
 @pytest.mark.parametrize("events", ["[" + "9" * 5000 + "]", "[" * 100000 + "]" * 100000])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
@@ -120,6 +121,8 @@ def _table_json(event: Event, table, match: Match) -> dict:
     # The engine's state after the recorded events: a replay, never a stored copy.
     state = engine.replay(events)
     data = {
+        "id": table.pk,
+        "url": reverse("scoring-table", args=[event.tournament.slug, event.slug, table.pk]),
         "number": table.number,
         "table_number": table.table_number,
         "home": _table_side(table.home_pair, match.home, pair_name),

@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.urls import reverse
 
+from scoring.models import TableMatch
 from tournaments.draw import make as draw_make
 from tournaments.draw import results as draw_results
 from tournaments.draw import selectors as draw_selectors
@@ -101,6 +102,10 @@ def test_bracket_json_has_the_stable_shape(client, demo):
     assert table["ruleset"] == "nantong2014" and table["events"] == []
     assert table["state"]["levels"] == {"A": "2", "B": "2"} and table["winner"] is None
     assert set(table["home"]) == {"pair_id", "name"}
+    # Each table names itself and its page, so a client can follow it.
+    tables = TableMatch.objects.filter(match=first).order_by("number")
+    assert [t["id"] for t in detail["tables"]] == [t.pk for t in tables]
+    assert detail["tables"][1]["url"] == f"/t/nantong-2014/guandan/tables/{tables[1].pk}/"
 
 
 def test_the_version_grows_with_every_change(client, demo):

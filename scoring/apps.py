@@ -7,7 +7,9 @@ class ScoringConfig(AppConfig):
     verbose_name = _("计分")
 
     def ready(self):
+        from scoring.receivers import on_tables_placed
         from scoring.services import on_pairing_changed
-        from tournaments.draw.signals import pairing_changed
+        from tournaments.draw.signals import pairing_changed, tables_placed
 
         pairing_changed.connect(on_pairing_changed, dispatch_uid="scoring-tables")
+        tables_placed.connect(on_tables_placed, dispatch_uid="scoring-table-numbers")

@@ -87,6 +87,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "scoring.services",
             "scoring.services.*",
             "scoring.selectors",
+            "scoring.receivers",
         ),
     ),
     (

@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import SMALL_INT, sensible_year, whole_number
+from tournaments.draw import signals
 from tournaments.draw.rules.common import DrawError
 from tournaments.draw.selectors import current_draw
 from tournaments.models import Event, Match, Round
@@ -22,8 +23,6 @@ def auto_schedule(*, event: Event, start, round_minutes: int, venue=None) -> Non
     4–6 …). When the venue has fewer tables than a round needs, the round is played in
     waves, one match length apart; the next round starts after the last wave.
     """
-    import datetime as dt
-
     draw = current_draw(event)
     if draw is None:
         raise DrawError("not_drawn", _("本项目还没有抽签。"))
@@ -32,6 +31,7 @@ def auto_schedule(*, event: Event, start, round_minutes: int, venue=None) -> Non
         (venue.tables // per_match) if venue is not None and venue.tables >= per_match else None
     )
     at = start
+    placed = []
     for rnd in Round.objects.filter(stage__draw=draw).order_by("stage__order", "number"):
         playable = [
             m for m in rnd.matches.order_by("group", "index") if m.status != Match.Status.BYE
@@ -44,8 +44,10 @@ def auto_schedule(*, event: Event, start, round_minutes: int, venue=None) -> Non
             match.venue = venue
             match.first_table = place * per_match + 1
             match.save(update_fields=["scheduled_at", "venue", "first_table"])
+            placed.append(match)
         waves = -(-len(playable) // capacity) if capacity and playable else 1
         at += dt.timedelta(minutes=waves * round_minutes)
+    signals.tables_placed.send(sender=None, matches=placed)
     event.bump_version()
 
 
@@ -88,4 +90,6 @@ def save_schedule(*, post, rounds, matches, venues, referees) -> list[str]:
         m.save(update_fields=["first_table", "venue", "referee"])
     if problems:
         transaction.set_rollback(True)
+    else:
+        signals.tables_placed.send(sender=None, matches=matches)
     return problems

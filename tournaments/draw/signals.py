@@ -1,4 +1,5 @@
-"""What the draw announces to the apps built on it: ties whose entries are now known.
+"""What the draw announces to the apps built on it: ties whose entries are now known, and
+ties whose hall tables the schedule has set.
 
 ``tournaments`` never imports ``scoring``: the draw sends ``pairing_changed`` with the ties
 whose two entries were just set (or changed), and ``scoring`` — connected in
@@ -11,6 +12,9 @@ from django.dispatch import Signal
 # Sent with matches=[Match, …] (undecided ties, their rounds' stages and events loaded) and
 # repaired=bool: True when a tie's entries changed after its tables may have been made.
 pairing_changed = Signal()
+
+# Sent with matches=[Match, …] whose first hall table (Match.first_table) was set or changed.
+tables_placed = Signal()
 
 
 def announce(matches, *, repaired: bool = False) -> None:

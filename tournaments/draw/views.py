@@ -171,6 +171,7 @@ def schedule_page(request: HttpRequest, tournament: Tournament, event_slug: str)
             "rounds": rounds,
             "matches": matches,
             "venues": venues,
+            "referees": referees,
             "problems": problems,
             "default_minutes": _default_minutes(event),
         },

@@ -237,10 +237,28 @@ def test_the_organiser_schedules_rounds_and_tables(client, demo, organiser):
     assert len(times) == 2 and (times[1] - times[0]).seconds == 75 * 60
     html = client.get(bracket_url()).content.decode()
     assert "1号桌起" in html
+    # The first round's tables carry their hall numbers too (ties at tables 1–3 and 4–6).
+    numbers = [
+        list(m.tables.order_by("number").values_list("table_number", flat=True)) for m in first
+    ]
+    assert numbers == [[1, 2, 3], [4, 5, 6], [1, 2, 3], [4, 5, 6]]
+    # Changed by hand, the tie's tables follow.
+    form = {f"table-{m.pk}": m.first_table for m in first} | {f"table-{first[1].pk}": "7"}
+    assert client.post(url, form).status_code == 302
+    assert list(first[1].tables.order_by("number").values_list("table_number", flat=True)) == [
+        7,
+        8,
+        9,
+    ]
     response = client.post(url, {f"table-{first[0].pk}": "abc"})
     assert response.status_code == 422
     first[0].refresh_from_db()
     assert first[0].first_table == 1
+    assert list(first[0].tables.values_list("table_number", flat=True).order_by("number")) == [
+        1,
+        2,
+        3,
+    ]
 
 
 def test_generate_event_draws_and_plays_to_the_end(db):
@@ -289,6 +307,9 @@ def test_the_organiser_adds_a_referee_login_and_assigns_a_tie(client, demo, orga
         round__stage__event__tournament__slug="nantong-2014", round__number=1
     ).first()
     schedule = reverse("draw:schedule", args=["nantong-2014", "guandan"])
+    # The schedule page offers the referee for every tie.
+    page = client.get(schedule).content.decode()
+    assert f'<option value="{official.user_id}">王裁判（裁判）</option>' in page
     assert client.post(schedule, {f"referee-{match.pk}": official.user_id}).status_code == 302
     match.refresh_from_db()
     assert match.referee == official.user

@@ -701,7 +701,7 @@ ENDPOINTS: dict[str, Endpoint] = {
         "organiser",
         "nantong",
         lambda w, d: reverse("draw:undo", args=[w.nantong.slug, "guandan"]),
-        lambda w: form({}),
+        lambda w: form({"confirm": st.sampled_from(["1", "", "0"])}),
     ),
     "draw:schedule": Endpoint(
         "organiser",

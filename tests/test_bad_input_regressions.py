@@ -174,7 +174,7 @@ def test_a_schedule_edit_off_the_calendar_or_with_a_bad_table_saves_nothing(
 @pytest.mark.parametrize("seed", ["²", "9" * 30])
 def test_a_random_draw_seed_that_no_column_holds_is_refused(client, organiser, demo, seed):
     event = Event.objects.get(tournament=demo[NANTONG], slug="guandan")
-    client.post(reverse("draw:undo", args=[NANTONG, "guandan"]))
+    client.post(reverse("draw:undo", args=[NANTONG, "guandan"]), {"confirm": "1"})
     draws_before = Draw.objects.filter(event=event).count()
     response = client.post(
         reverse("draw:draw", args=[NANTONG, "guandan"]),
@@ -258,7 +258,7 @@ def test_a_penalty_whose_reason_is_only_a_nul_character_has_no_reason(client, re
 
 
 def test_a_draw_method_that_does_not_exist_is_refused(client, organiser, demo):
-    client.post(reverse("draw:undo", args=[NANTONG, "guandan"]))
+    client.post(reverse("draw:undo", args=[NANTONG, "guandan"]), {"confirm": "1"})
     event = Event.objects.get(tournament=demo[NANTONG], slug="guandan")
     before = Draw.objects.filter(event=event).count()
     response = client.post(

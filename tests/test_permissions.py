@@ -701,6 +701,7 @@ MATRIX: list[Row] = [
         "POST",
         "draw:undo",
         ORGANISER,
+        data={"confirm": "1"},
         done=lambda w: not Draw.objects.filter(event=w.event, undone_at__isnull=True).exists(),
     ),
     Row("GET", "draw:undo", ORGANISER_405),

@@ -103,6 +103,10 @@ def draw_page(request: HttpRequest, tournament: Tournament, event_slug: str) -> 
 @require_POST
 def undo_draw(request: HttpRequest, tournament: Tournament, event_slug: str) -> HttpResponse:
     event = get_event(tournament, event_slug)
+    if request.POST.get("confirm") != "1":
+        # Undoing a draw throws away its bracket: only when the organiser says so.
+        messages.error(request, _("撤销抽签须先勾选“确认撤销本项目的抽签”。"))
+        return redirect("draw:draw", slug=tournament.slug, event_slug=event.slug)
     try:
         draw_make.undo_draw(event=event, user=request.user)
     except DrawError as err:

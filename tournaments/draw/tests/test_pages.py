@@ -179,10 +179,20 @@ def test_only_organisers_draw(client, demo):
     assert Draw.objects.filter(event__slug="xiangqi", undone_at__isnull=True).count() == 1
 
 
+def test_undoing_a_draw_asks_first_and_keeps_the_draw_until_confirmed(client, demo, organiser):
+    client.force_login(organiser)
+    draw_url = reverse("draw:draw", args=["anhui-2021", "badminton"])
+    page = client.get(draw_url).content.decode()
+    assert 'name="confirm" value="1" required' in page and "确认撤销本项目的抽签" in page
+    response = client.post(reverse("draw:undo", args=["anhui-2021", "badminton"]), follow=True)
+    assert "撤销抽签须先勾选" in response.content.decode()
+    assert Draw.objects.filter(event__slug="badminton", undone_at__isnull=True).count() == 1
+
+
 def test_the_organiser_undoes_and_redraws_with_a_seed_and_sees_it_recorded(client, demo, organiser):
     client.force_login(organiser)
     draw_url = reverse("draw:draw", args=["anhui-2021", "badminton"])
-    client.post(reverse("draw:undo", args=["anhui-2021", "badminton"]))
+    client.post(reverse("draw:undo", args=["anhui-2021", "badminton"]), {"confirm": "1"})
     response = client.post(
         draw_url, {"format": "knockout", "third_place": "on", "method": "random", "seed": "42"}
     )
@@ -198,7 +208,7 @@ def test_a_physical_draw_with_a_missing_lot_is_refused_and_nothing_is_saved(
 ):
     client.force_login(organiser)
     event = Event.objects.get(tournament__slug="anhui-2021", slug="table-tennis")
-    client.post(reverse("draw:undo", args=["anhui-2021", "table-tennis"]))
+    client.post(reverse("draw:undo", args=["anhui-2021", "table-tennis"]), {"confirm": "1"})
     entries = list(event.entries.order_by("pk"))
     data = {
         "format": "knockout",

@@ -17,8 +17,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import plain_text
+from scoring.engines.common import EngineError
 from scoring.engines.guandan.play import decide_tie
-from scoring.engines.scorer import Scorer, ScoringError
+from scoring.engines.scorer import Scorer
 from scoring.models import AuditEntry, CheckIn, Report, TableEvent, TableMatch
 from scoring.selectors import pair_name
 from tournaments.draw import plan as draw_plan
@@ -42,20 +43,6 @@ class TableError(Exception):
 
 
 # --------------------------------------------------------------------------- tables
-
-
-LEVELS = {
-    label: value
-    for value, label in enumerate(
-        ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"], start=2
-    )
-}
-
-
-def _level_gap(state: dict) -> int:
-    """Home minus away level at the end of a table: the raw 级差 for Swiss and groups."""
-    levels = state.get("levels") or {}
-    return LEVELS.get(levels.get("A"), 2) - LEVELS.get(levels.get("B"), 2)
 
 
 def scorer(table: TableMatch) -> Scorer:
@@ -140,15 +127,13 @@ def replay_table(table: TableMatch, events: list[dict] | None = None, *, describ
     names = side_names(table)
     state = engine.initial()
     described = []
-    for index, payload in enumerate(payloads):
-        try:
-            event = engine.parse(payload)
-            after = engine.apply(state, event)
-        except ScoringError as err:
-            raise TableError(err.code, err.message, event_index=index) from None
-        text = engine.describe(state, event, after, names) if index >= describe_from else ""
-        described.append((payload, text))
-        state = after
+    try:
+        for index, (before, payload, after) in enumerate(engine.replay_steps(payloads)):
+            text = engine.describe(before, payload, after, names) if index >= describe_from else ""
+            described.append((payload, text))
+            state = after
+    except EngineError as err:
+        raise TableError(err.code, err.message, event_index=err.event_index) from None
     return state, described
 
 
@@ -235,7 +220,7 @@ def _audit(
 def _save_state(table: TableMatch, state) -> None:
     engine = scorer(table)
     table.state = engine.state_dict(state)
-    table.winner = engine.winner(state) or ""
+    table.winner = engine.winner(table.state) or ""
     table.version += 1
     table.save(update_fields=["state", "winner", "version"])
     if table.match.status == Match.Status.PENDING:
@@ -297,20 +282,15 @@ def record_event(
     engine = scorer(table)
     try:
         payload = engine.normalise(event)
-    except ScoringError as err:
+    except EngineError as err:
         raise TableError(err.code, err.message) from None
     # Nantong: after the whistle the deal in progress is played out and then time is up
-    # (rules §7.1), so the deal recorded after the call brings the time_up with it.
-    follow_with_time_up = (
-        engine.is_guandan
-        and "order" in payload
-        and table.time_called_at is not None
-        and engine.rules.time_rule != "sudden_death"
-    )
-    if follow_with_time_up:
-        # A deal that passes A wins the match outright (rules §7.1): no time_up after it.
-        follow_with_time_up = not replay_table(table, payloads + [payload])[0].match_over
-    new = [payload] + ([{"time_up": True}] if follow_with_time_up else [])
+    # (docs/rules.md, the time limit), so the deal recorded after the call brings the
+    # time_up with it.
+    follows = engine.after_whistle(payload) if table.time_called_at is not None else []
+    if follows and engine.match_over(replay_table(table, payloads + [payload])[0]):
+        follows = []  # a deal that passes A wins the match outright: no time_up after it
+    new = [payload] + follows
     # The state before is the table's stored replay; only the new events are described.
     before = table.state
     state, described = replay_table(table, payloads + new, describe_from=len(payloads))
@@ -450,9 +430,10 @@ def _after_confirmation(table: TableMatch, user) -> None:
     event = match.round.stage.event
     # A forfeit ends the entry's event where the rules say so (Anhui: 弃权 … 比赛资格就此终止;
     # for chess and the ball games always: 弃权者…后面的比赛资格就此终止).
+    engine = event.scorer()
     if (
-        event.scorer().forfeit_ends_event
-        and table.state.get("decided_by") == "forfeit"
+        engine.forfeit_ends_event
+        and engine.decided_by(table.state) == "forfeit"
         and table.winner in ("A", "B")
         and event.entry_kind != Event.EntryKind.TEAM
     ):
@@ -472,21 +453,14 @@ def _tie_result(match: Match) -> tuple[str | None, dict, bool, float]:
     match alone, its score is the games won and its margin the games (chess: points)."""
     tables = list(match.tables.order_by("number"))
     confirmed = [t for t in tables if t.status == TableMatch.Status.CONFIRMED]
+    engine = match.round.stage.event.scorer()
     if len(tables) == 1:
-        event = match.round.stage.event
-        engine = event.scorer()
+        # The table's stored state is its replay, written with every event (_save_state).
         table = tables[0]
         winner = table.winner or None if confirmed else None
-        decided = bool(confirmed)
-        if engine.is_guandan:
-            wins = {"A": int(winner == "A"), "B": int(winner == "B")}
-            margin = float(_level_gap(table.state)) if confirmed else 0.0
-        else:
-            state = engine.replay(e.payload for e in active_events(table))
-            home, away = engine.games_won(state)
-            wins = {"A": home, "B": away}
-            margin = engine.margin(state) if confirmed else 0.0
-        return winner, wins, decided, margin
+        home, away = engine.tie_score(table.state)
+        margin = engine.margin(table.state) if confirmed else 0.0
+        return winner, {"A": home, "B": away}, bool(confirmed), margin
     tie = decide_tie(
         [
             t.winner if t.status == TableMatch.Status.CONFIRMED and t.winner else None
@@ -494,7 +468,7 @@ def _tie_result(match: Match) -> tuple[str | None, dict, bool, float]:
         ],
         tables=len(tables),
     )
-    margin = float(sum(_level_gap(t.state) for t in confirmed))
+    margin = float(sum(engine.margin(t.state) for t in confirmed))
     return tie.winner, tie.wins, tie.decided, margin
 
 
@@ -568,7 +542,7 @@ def correct_table(*, table: TableMatch, events: list[dict], reason: str, user) -
     )
     old_winner, old_status = table.winner, table.status
     _save_state(table, state)
-    if not state.match_over and table.status != TableMatch.Status.OPEN:
+    if not engine.match_over(state) and table.status != TableMatch.Status.OPEN:
         # The corrected record is unfinished: the table is played on and submitted again.
         table.status = TableMatch.Status.OPEN
         table.submitted_by = table.submitted_at = table.confirmed_by = table.confirmed_at = None
@@ -641,15 +615,15 @@ def call_time(*, round, user) -> list[TableMatch]:
     )
     for table in tables:
         engine = table.match.round.stage.event.scorer()
-        if table.is_over or not engine.is_guandan:
+        if table.is_over or not engine.records("time_up"):
             continue  # chess and the ball games are not played to a clock here
-        rules = engine.rules
         table.time_called_at = now
         table.save(update_fields=["time_called_at"])
-        if rules.time_rule == "sudden_death":
+        at_whistle = engine.after_whistle()  # sudden death: time is up at once
+        if at_whistle:
             record_event(
                 table=table,
-                event={"time_up": True},
+                event=at_whistle[0],
                 user=user,
                 key=f"whistle-{round.pk}-{table.pk}",
             )
@@ -786,12 +760,12 @@ def apply_report_deduction(*, table: TableMatch, team: str, user, key: str) -> T
     )
     if len(reports) < UPHELD_REPORTS_FOR_A_DEDUCTION:
         raise TableError("not_enough_reports", _("属实的举报不足三次。"))
-    rules = table.match.round.stage.event.rules()
-    if rules is None:
+    deduction = scorer(table).deduction(team)
+    if deduction is None:
         raise TableError("no_levels", _("这个项目没有级数，不能扣级。"))
     table, _text, _created = record_event(
         table=table,
-        event={"penalty": {"team": team, "levels": rules.default_penalty_levels}},
+        event=deduction,
         user=user,
         key=key,
         reason=_("三次举报属实，扣级"),

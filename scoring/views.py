@@ -23,7 +23,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from guandan_cup.inputs import INT, plain_text, whole_number
 from scoring import services
-from scoring.engines.scorer import format_points
+from scoring.engines.common import FORFEIT_REASONS, forfeit_code
 from scoring.models import AuditEntry, CheckIn, Report, TableMatch
 from scoring.selectors import tables_by_match
 from scoring.services import TableError
@@ -35,11 +35,6 @@ from tournaments.live.http import POLL_SECONDS, live_response
 from tournaments.models import Entry, Match, Pair, Round, Tournament
 
 PLACES = {"2": _("二游"), "3": _("三游"), "4": _("末游")}
-FORFEIT_REASONS = {
-    "late_over_10_min": _("迟到十分钟以上"),
-    "stoppage_over_5_min": _("不服从裁判致使比赛中断5分钟"),
-    "withdrew": _("弃权"),
-}
 
 
 def _table(slug: str, event_slug: str, table_id: int, request) -> TableMatch:
@@ -99,8 +94,8 @@ def _context(
     state, described = services.replay_table(table, events)
     names = services.side_names(table)
     deadline = None
-    if engine.is_guandan and table.started_at and rules.time_limit_minutes:
-        deadline = table.started_at + timezone.timedelta(minutes=rules.time_limit_minutes)
+    if table.started_at and engine.time_limit_minutes:
+        deadline = table.started_at + timezone.timedelta(minutes=engine.time_limit_minutes)
     reports = list(table.reports.all())
     return {
         "tournament": event.tournament,
@@ -114,7 +109,7 @@ def _context(
         "away_name": names["B"],
         "games": _games(engine, table.state),
         "sides": _sides(engine, table, names),
-        "serving": {"home": "A", "away": "B"}.get(table.state.get("server") or ""),
+        "serving": engine.server(table.state),
         "can_enter": can_enter_table(request.user, table, chief=chief),
         "chief": chief,
         "key": uuid.uuid4().hex,
@@ -122,12 +117,13 @@ def _context(
         "problem": problem,
         "deadline": deadline,
         "places": PLACES,
-        "forfeit_reasons": FORFEIT_REASONS,
+        # Translated here, as the page is shown: the engines' table is plain Chinese.
+        "forfeit_reasons": {code: _(label) for code, label in FORFEIT_REASONS.items()},
         "reports": reports,
         "proposals": [
             t
             for t in ("A", "B")
-            if engine.is_guandan
+            if engine.records("penalty")
             and sum(1 for r in reports if r.team == t and r.upheld and r.penalty_id is None)
             >= services.UPHELD_REPORTS_FOR_A_DEDUCTION
         ],
@@ -141,31 +137,20 @@ def _context(
 def _games(engine, state: dict) -> list[dict]:
     """The games of a chess or rally match, numbered, with each game's winner, for the
     scoreboard; empty for guandan (its record is the deals)."""
-    if engine.is_guandan:
-        return []
-    rows = []
-    for number, game in enumerate(state.get("games", []), start=1):
-        if engine.kind == "rally":
-            winner = "A" if game["home"] > game["away"] else "B"
-        else:
-            winner = {"home": "A", "away": "B"}.get(game["result"])
-        rows.append({"number": number, "winner": winner, **game})
-    return rows
+    return [
+        {"number": number, "winner": engine.game_winner(game), **game}
+        for number, game in enumerate(engine.games(state) or [], start=1)
+    ]
 
 
 def _sides(engine, table: TableMatch, names: dict) -> list[tuple]:
-    """(team, name, unit, big number) for the scoreboard of a chess or rally match."""
-    if engine.is_guandan:
-        return []
-    state = table.state
-    rows = []
-    for team, side, entry in (("A", "home", table.match.home), ("B", "away", table.match.away)):
-        if engine.kind == "xiangqi":
-            value = format_points(state.get("points", {}).get(side, 0))
-        else:
-            value = state.get("games_won", {}).get(side, 0)
-        rows.append((team, names[team], entry.unit.name if entry else "", value))
-    return rows
+    """(team, name, unit, big number) for the scoreboard: points (象棋), games won (羽毛球,
+    乒乓球); the guandan page shows its levels itself."""
+    home, away = engine.score(table.state)
+    return [
+        (team, names[team], entry.unit.name if entry else "", value)
+        for team, entry, value in (("A", table.match.home, home), ("B", table.match.away, away))
+    ]
 
 
 @require_safe
@@ -253,31 +238,34 @@ def _order(top: str, place: str) -> list[str]:
     return order
 
 
-@referee_action()
-def record_deal(request, table):
-    # One tap: the button's value is the side with 上游 and its partner's place ("A3").
-    choice = request.POST.get("deal", "")
-    order = _order(choice[:1], choice[1:])
+def _record(request, table, event: dict, *, reason: str = "", reported_by: str = "") -> str:
+    """Record ``event`` on the table with the phone's key and page version: the one way
+    the referee pages record an event. The flash says so when it was a resend."""
     _table, text, created = services.record_event(
         table=table,
-        event={"order": order},
+        event=event,
         user=request.user,
         key=request.POST.get("key", ""),
         expected_version=_version(request),
+        reason=reason,
+        reported_by=reported_by,
     )
     return text if created else _("（已记录过，未重复记录）") + text
 
 
-def _guandan_only(table) -> None:
-    if not table.match.round.stage.event.is_guandan:
-        raise TableError("not_for_sport", _("这个项目没有这项记录。"))
-
-
-def _sport_only(table, kind: str):
+def _records(table, what: str):
+    """The table's scorer, when its sport records ``what`` ("penalty", "point" …)."""
     engine = table.match.round.stage.event.scorer()
-    if engine.kind != kind:
+    if not engine.records(what):
         raise TableError("not_for_sport", _("这个项目没有这项记录。"))
     return engine
+
+
+@referee_action()
+def record_deal(request, table):
+    # One tap: the button's value is the side with 上游 and its partner's place ("A3").
+    choice = request.POST.get("deal", "")
+    return _record(request, table, {"order": _order(choice[:1], choice[1:])})
 
 
 def _score(raw: str, what: str) -> int:
@@ -291,41 +279,39 @@ def _score(raw: str, what: str) -> int:
     return value
 
 
-def _record(request, table, event: dict, *, reason: str = "") -> str:
-    _table, text, created = services.record_event(
-        table=table,
-        event=event,
-        user=request.user,
-        key=request.POST.get("key", ""),
-        expected_version=_version(request),
-        reason=reason,
-    )
-    return text if created else _("（已记录过，未重复记录）") + text
+def _rally_game(request) -> dict:
+    """羽毛球, 乒乓球: a whole game's score (21–17)."""
+    home = _score(request.POST.get("home", ""), _("主方得分"))
+    away = _score(request.POST.get("away", ""), _("客方得分"))
+    return {"home": home, "away": away}
+
+
+def _xiangqi_game(request) -> dict:
+    """象棋: a game's result and who moved first."""
+    result = request.POST.get("result", "")
+    first_move = request.POST.get("first_move", "")
+    if result not in ("home", "away", "draw"):
+        raise TableError("invalid_result", _("请选择这一盘的结果。"))
+    if first_move not in ("home", "away"):
+        raise TableError("invalid_first_move", _("请选择这一盘的先手方。"))
+    return {"result": result, "first_move": first_move}
+
+
+# Each sport's game form (its fields are in the sport's part of the table page).
+GAME_FORMS = {"rally": _rally_game, "xiangqi": _xiangqi_game}
 
 
 @referee_action()
 def record_game(request, table):
     """One whole game: a rally game's score (羽毛球 21–17) or a chess game's result and who
     moved first (象棋)."""
-    engine = table.match.round.stage.event.scorer()
-    if engine.kind == "rally":
-        home = _score(request.POST.get("home", ""), _("主方得分"))
-        away = _score(request.POST.get("away", ""), _("客方得分"))
-        return _record(request, table, {"home": home, "away": away})
-    if engine.kind == "xiangqi":
-        result = request.POST.get("result", "")
-        first_move = request.POST.get("first_move", "")
-        if result not in ("home", "away", "draw"):
-            raise TableError("invalid_result", _("请选择这一盘的结果。"))
-        if first_move not in ("home", "away"):
-            raise TableError("invalid_first_move", _("请选择这一盘的先手方。"))
-        return _record(request, table, {"result": result, "first_move": first_move})
-    raise TableError("not_for_sport", _("这个项目没有这项记录。"))
+    engine = _records(table, "game")
+    return _record(request, table, GAME_FORMS[engine.kind](request))
 
 
-def _rally_side_event(request, table, name: str, missing: str) -> str:
+def _side_event(request, table, name: str, missing: str) -> str:
     """A rally event naming one side: ``{name: "home" | "away"}``."""
-    _sport_only(table, "rally")
+    _records(table, name)
     side = request.POST.get("side", "")
     if side not in ("home", "away"):
         raise TableError("invalid_side", missing)
@@ -335,18 +321,18 @@ def _rally_side_event(request, table, name: str, missing: str) -> str:
 @referee_action()
 def record_point(request, table):
     """Point by point (羽毛球/乒乓球): the rally's winner."""
-    return _rally_side_event(request, table, "point", _("请选择得分的一方。"))
+    return _side_event(request, table, "point", _("请选择得分的一方。"))
 
 
 @referee_action()
 def record_first_server(request, table):
     """猜先: who serves first in the match."""
-    return _rally_side_event(request, table, "first_server", _("请选择首先发球的一方。"))
+    return _side_event(request, table, "first_server", _("请选择首先发球的一方。"))
 
 
 @referee_action()
 def record_penalty(request, table):
-    _guandan_only(table)
+    _records(table, "penalty")
     team, kind = request.POST.get("team", ""), request.POST.get("kind", "levels")
     if team not in ("A", "B"):
         raise TableError("invalid_team", _("请选择受罚的一方。"))
@@ -359,46 +345,29 @@ def record_penalty(request, table):
     reason = plain_text(request.POST.get("reason", ""))
     if not reason:
         raise TableError("no_reason", _("请写明处罚原因。"))
-    _table, text, _created = services.record_event(
-        table=table,
-        event={"penalty": body},
-        user=request.user,
-        key=request.POST.get("key", ""),
-        expected_version=_version(request),
+    return _record(
+        request,
+        table,
+        {"penalty": body},
         reason=reason,
         reported_by=request.POST.get("reported_by", ""),
     )
-    return text
 
 
 @referee_action()
 def record_time_up(request, table):
-    _guandan_only(table)
-    _table, text, _created = services.record_event(
-        table=table,
-        event={"time_up": True},
-        user=request.user,
-        key=request.POST.get("key", ""),
-        expected_version=_version(request),
-    )
-    return text
+    _records(table, "time_up")
+    return _record(request, table, {"time_up": True})
 
 
 @referee_action()
 def record_forfeit(request, table):
-    team, reason = request.POST.get("team", ""), request.POST.get("reason", "")
+    # A page loaded before the codes were one table may still send an old code.
+    team, reason = request.POST.get("team", ""), forfeit_code(request.POST.get("reason", ""))
     if team not in ("A", "B") or reason not in FORFEIT_REASONS:
         raise TableError("invalid_forfeit", _("请选择判负的一方和原因。"))
     engine = table.match.round.stage.event.scorer()
-    _table, text, _created = services.record_event(
-        table=table,
-        event=engine.forfeit(team, reason),
-        user=request.user,
-        key=request.POST.get("key", ""),
-        expected_version=_version(request),
-        reason=str(FORFEIT_REASONS[reason]),
-    )
-    return text
+    return _record(request, table, engine.forfeit(team, reason), reason=FORFEIT_REASONS[reason])
 
 
 @referee_action()
@@ -415,7 +384,7 @@ def submit(request, table):
 
 @referee_action()
 def report(request, table):
-    _guandan_only(table)
+    _records(table, "penalty")  # three upheld reports cost levels
     services.add_report(
         table=table,
         team=request.POST.get("team", ""),
@@ -446,7 +415,7 @@ def rule_report(request, table, report_id: int):
 
 @referee_action(chief_only=True)
 def report_deduction(request, table):
-    _guandan_only(table)
+    _records(table, "penalty")
     services.apply_report_deduction(
         table=table,
         team=request.POST.get("team", ""),
@@ -532,12 +501,12 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
 BOARD_ORDER = {"submitted": 0, "playing": 1, "waiting": 2, "confirmed": 3}
 
 
-def board_state(table: TableMatch) -> str:
+def board_state(table: TableMatch, engine) -> str:
     if table.status == TableMatch.Status.CONFIRMED:
         return "confirmed"
     if table.status == TableMatch.Status.SUBMITTED:
         return "submitted"
-    if table.started_at or table.state.get("deals_total") or table.state.get("match_over"):
+    if table.started_at or engine.started(table.state) or engine.match_over(table.state):
         return "playing"
     return "waiting"
 
@@ -573,13 +542,14 @@ def board(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
     shown = shown or current_round(bracket)
 
     def render_body():
+        engine = event.scorer()
         tables = []
         if shown is not None:
             by_match = tables_by_match(shown.matches)
             for m in shown.matches:
                 for t in by_match.get(m.pk, []):
                     t.match = m
-                    t.board_state = board_state(t)
+                    t.board_state = board_state(t, engine)
                     tables.append(t)
         tables.sort(key=_board_key)
         counts = {key: 0 for key in BOARD_ORDER}

@@ -20,13 +20,14 @@ Terms used in names and messages:
 * 突然死亡法 (sudden death) - anhui2021 after the time limit: the unfinished game is
   discarded and each further deal is a whole game at level A won by its 上游.
 
-Two kinds of error: :class:`GuandanError` is the only exception for input a referee can
-fix; anything else (``ValueError`` for a bad rule-set config, ``TypeError``...) is a bug
-in the caller.
+Two kinds of error: :class:`scoring.engines.common.EngineError` is the only exception for
+input a referee can fix; anything else (``ValueError`` for a bad rule-set config,
+``TypeError``...) is a bug in the caller.
 
-Layout: rule sets live in :mod:`scoring.engines.guandan.rules`, events and their JSON form in
-:mod:`scoring.engines.guandan.events`, referee-screen sentences in :mod:`scoring.engines.guandan.describe`; everything
-public is re-exported here, so callers import from ``scoring.engines.guandan.play`` only.
+Layout: rule sets live in :mod:`scoring.engines.guandan.rules`, events and their JSON form
+in :mod:`scoring.engines.guandan.events` (both re-exported here), play in this module, the
+referee screen's sentences in :mod:`scoring.engines.guandan.describe` (built on this one),
+and :mod:`scoring.engines.guandan.engine` puts them behind the scorer's protocol.
 """
 
 from __future__ import annotations
@@ -34,11 +35,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from scoring.engines import common
+from scoring.engines.common import EngineError
 from scoring.engines.guandan.events import (
     Deal,
     Event,
     Forfeit,
-    GuandanError,
     Penalty,
     TimeUp,
     coerce_event,
@@ -264,7 +266,7 @@ def _apply_penalty(state: MatchState, p: Penalty, rs: RuleSet) -> MatchState:
 
 def _apply_time_up(state: MatchState, rs: RuleSet) -> MatchState:
     if state.time_up:
-        raise GuandanError("time_already_up")
+        raise EngineError("time_already_up")
     if rs.time_rule == "sudden_death":
         # Spec 7.2, A10: the whistle discards the unfinished game (levels, declarer and
         # counters); completed games stay; every further deal is a game at A.
@@ -281,7 +283,7 @@ def _apply_time_up(state: MatchState, rs: RuleSet) -> MatchState:
     if rs.time_rule == "levels_then_last_top" and state.deals_in_game == 0:
         # Spec 7.1/14: the tie-break needs the final deal's 上游. A draw-allowed rule
         # needs no tie-break, so there a time-up before any deal is a 2-2 draw.
-        raise GuandanError("no_deal_to_decide")
+        raise EngineError("no_deal_to_decide")
     state = replace(state, time_up=True)
     if a != b:
         return _end_match(state, "A" if a > b else "B", "time_levels")
@@ -292,13 +294,13 @@ def _apply_time_up(state: MatchState, rs: RuleSet) -> MatchState:
 
 
 def apply_event(state: MatchState, event: Event | dict, ruleset: RuleSet | str) -> MatchState:
-    """Apply one event; pure. Raises :class:`GuandanError` with ``event_index=None``."""
+    """Apply one event; pure. Raises :class:`EngineError` with ``event_index=None``."""
     rs = as_ruleset(ruleset)
     if state.match_over:
         # Spec 14/A18: checked before any other validation - even a malformed event
         # after the end is answered 'match_over' (nothing can be added to a finished
         # record, whatever it is).
-        raise GuandanError("match_over")
+        raise EngineError("match_over")
     event = coerce_event(event)
     if isinstance(event, Deal):
         return _play_deal(state, event, rs)[0]
@@ -312,13 +314,9 @@ def apply_event(state: MatchState, event: Event | dict, ruleset: RuleSet | str) 
 def replay(ruleset: RuleSet | str, events: Iterable[Event | dict]) -> MatchState:
     """Replay a whole record. Errors carry the index of the offending event."""
     rs = as_ruleset(ruleset)
-    state = initial_state(rs)
-    for index, event in enumerate(events):
-        try:
-            state = apply_event(state, event, rs)
-        except GuandanError as err:
-            raise err.at(index) from None
-    return state
+    return common.replay(
+        initial_state(rs), lambda state, event: apply_event(state, event, rs), events
+    )
 
 
 # -------------------------------------------------------------------------- output
@@ -364,21 +362,8 @@ def state_to_full_dict(state: MatchState, ruleset: RuleSet | str) -> dict:
 def deal_outcome(state: MatchState, deal: Deal, ruleset: RuleSet | str) -> DealOutcome:
     """What ``deal`` does when played from ``state`` (the match must not be over)."""
     if state.match_over:
-        raise GuandanError("match_over")
+        raise EngineError("match_over")
     return _play_deal(state, deal, as_ruleset(ruleset))[1]
-
-
-def describe(
-    before: MatchState,
-    event: Event,
-    after: MatchState,
-    ruleset: RuleSet | str,
-    names: Mapping[str, str] | None = None,
-) -> str:
-    """Short Chinese description of what ``event`` did, for the referee's screen."""
-    from scoring.engines.guandan.describe import describe_event  # describe.py builds on this module
-
-    return describe_event(before, coerce_event(event), after, as_ruleset(ruleset), names)
 
 
 # -------------------------------------------------------------------------- team tie
@@ -420,10 +405,10 @@ __all__ = [
     "TEAMS",
     "Deal",
     "DealOutcome",
+    "EngineError",
     "Event",
     "Forfeit",
     "GameResult",
-    "GuandanError",
     "MatchState",
     "Penalty",
     "RuleSet",
@@ -435,7 +420,6 @@ __all__ = [
     "coerce_event",
     "deal_outcome",
     "decide_tie",
-    "describe",
     "event_to_dict",
     "get_ruleset",
     "initial_state",

@@ -27,6 +27,15 @@ def level_label(level: int) -> str:
     return _LABELS.get(level, str(level))
 
 
+# The level of each display form ("2" → 2 … "A" → 14): how a stored state is read back.
+LEVELS = {level_label(level): level for level in range(LOWEST, ACE + 1)}
+
+
+def level_value(label: str | None) -> int:
+    """The level of a display form (:func:`level_label`'s inverse); 2 for anything else."""
+    return LEVELS.get(label, LOWEST)
+
+
 def other(team: str) -> str:
     return "B" if team == "A" else "A"
 
@@ -132,6 +141,11 @@ class RuleSet:
             "default_penalty_levels must be 1..12",
         )
         need(isinstance(self.forfeit_ends_event, bool), "forfeit_ends_event must be a bool")
+
+    @property
+    def best_of(self) -> int:
+        """How many games a match can take at most."""
+        return 2 * self.games_to_win - 1
 
     @property
     def shows_a_failures(self) -> bool:

@@ -42,6 +42,8 @@ def scorer_for(discipline: str, ruleset: str = "", config: Mapping | None = None
     preset, else the discipline's default. ``ValueError`` (with the reason) when the rule set
     is unknown, malformed or of another sport."""
     kind = kind_of(discipline)
+    if config and not isinstance(config, Mapping):  # [1], 5, "x": not a rule set at all
+        raise ValueError("rule set must be a JSON object")
     rules = ENGINES[kind].rules_for(discipline, ruleset, dict(config or {}))
     return Scorer(kind, rules)
 

@@ -266,3 +266,9 @@ def test_chess_points_are_written_with_a_half(value, text):
 
     assert format_points(value) == text
 
+
+@pytest.mark.parametrize("config", [[1], 5, "anhui2021", True, [{"id": "x"}]])
+def test_a_custom_rule_set_that_is_not_an_object_is_refused_with_the_reason(config):
+    for discipline in DISCIPLINES:
+        with pytest.raises(ValueError, match="rule set must be a JSON object"):
+            scorer_for(discipline, "", config)

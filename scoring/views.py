@@ -22,11 +22,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
 from guandan_cup.inputs import INT, plain_text, whole_number
-from scoring import services
 from scoring.engines.common import FORFEIT_REASONS, forfeit_code
 from scoring.models import AuditEntry, CheckIn, Report, TableMatch
-from scoring.selectors import tables_by_match
-from scoring.services import TableError
+from scoring.selectors import missing_pairs, pair_name, tables_by_match
+from scoring.services import common, corrections, reports, tables
+from scoring.services.common import TableError
+from scoring.services.desk import call_time, check_in, forfeit_missing
 from tournaments.access import can_enter_table, can_issue_login_links, get_event, is_chief
 from tournaments.draw.read import current_round, load_bracket, round_by_id
 from tournaments.live import http as live
@@ -90,13 +91,13 @@ def _context(
     rules = engine.rules
     if chief is None:
         chief = is_chief(request.user, event.tournament)
-    events = [e.payload for e in services.active_events(table)]
-    state, described = services.replay_table(table, events)
-    names = services.side_names(table)
+    events = [e.payload for e in common.active_events(table)]
+    state, described = common.replay_table(table, events)
+    names = common.side_names(table)
     deadline = None
     if table.started_at and engine.time_limit_minutes:
         deadline = table.started_at + timezone.timedelta(minutes=engine.time_limit_minutes)
-    reports = list(table.reports.all())
+    filed = list(table.reports.all())
     return {
         "tournament": event.tournament,
         "event": event,
@@ -119,13 +120,13 @@ def _context(
         "places": PLACES,
         # Translated here, as the page is shown: the engines' table is plain Chinese.
         "forfeit_reasons": {code: _(label) for code, label in FORFEIT_REASONS.items()},
-        "reports": reports,
+        "reports": filed,
         "proposals": [
             t
             for t in ("A", "B")
             if engine.records("penalty")
-            and sum(1 for r in reports if r.team == t and r.upheld and r.penalty_id is None)
-            >= services.UPHELD_REPORTS_FOR_A_DEDUCTION
+            and sum(1 for r in filed if r.team == t and r.upheld and r.penalty_id is None)
+            >= reports.UPHELD_REPORTS_FOR_A_DEDUCTION
         ],
         "audit": list(table.audit.select_related("actor")[:50]) if chief else [],
         "events_json": json.dumps(events, ensure_ascii=False),
@@ -241,7 +242,7 @@ def _order(top: str, place: str) -> list[str]:
 def _record(request, table, event: dict, *, reason: str = "", reported_by: str = "") -> str:
     """Record ``event`` on the table with the phone's key and page version: the one way
     the referee pages record an event. The flash says so when it was a resend."""
-    _table, text, created = services.record_event(
+    _table, text, created = tables.record_event(
         table=table,
         event=event,
         user=request.user,
@@ -372,20 +373,20 @@ def record_forfeit(request, table):
 
 @referee_action()
 def undo(request, table):
-    services.undo_last(table=table, user=request.user, expected_version=_version(request))
+    tables.undo_last(table=table, user=request.user, expected_version=_version(request))
     return _("已撤销上一条记录。")
 
 
 @referee_action()
 def submit(request, table):
-    services.submit_table(table=table, user=request.user, expected_version=_version(request))
+    tables.submit_table(table=table, user=request.user, expected_version=_version(request))
     return _("结果已提交，等待裁判长确认。")
 
 
 @referee_action()
 def report(request, table):
     _records(table, "penalty")  # three upheld reports cost levels
-    services.add_report(
+    reports.add_report(
         table=table,
         team=request.POST.get("team", ""),
         description=request.POST.get("description", ""),
@@ -398,17 +399,17 @@ def report(request, table):
 
 @referee_action(chief_only=True)
 def confirm(request, table):
-    services.confirm_table(table=table, user=request.user)
+    tables.confirm_table(table=table, user=request.user)
     return _("结果已确认。")
 
 
 @referee_action(chief_only=True)
 def rule_report(request, table, report_id: int):
     item = get_object_or_404(Report, pk=report_id, table=table)
-    pending = services.rule_report(
+    pending = reports.rule_report(
         report=item, upheld=request.POST.get("upheld") == "yes", user=request.user
     )
-    if pending >= services.UPHELD_REPORTS_FOR_A_DEDUCTION:
+    if pending >= reports.UPHELD_REPORTS_FOR_A_DEDUCTION:
         return _("已有三次举报属实：建议扣级。")
     return _("已裁定。")
 
@@ -416,7 +417,7 @@ def rule_report(request, table, report_id: int):
 @referee_action(chief_only=True)
 def report_deduction(request, table):
     _records(table, "penalty")
-    services.apply_report_deduction(
+    reports.apply_report_deduction(
         table=table,
         team=request.POST.get("team", ""),
         user=request.user,
@@ -433,7 +434,7 @@ def correct(request, table):
         raise TableError("invalid_json", _("更正的记录格式不对（须为JSON列表）。")) from None
     if not isinstance(events, list):
         raise TableError("invalid_json", _("更正的记录格式不对（须为JSON列表）。"))
-    services.correct_table(
+    corrections.correct_table(
         table=table, events=events, reason=request.POST.get("reason", ""), user=request.user
     )
     return _("记录已更正。")
@@ -464,7 +465,7 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
         .order_by("submitted_at")
     )
     for table in waiting:
-        table.names = services.side_names(table)
+        table.names = common.side_names(table)
     flagged = list(
         Match.objects.filter(
             round__stage__event__tournament=tournament,
@@ -490,7 +491,7 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
             "waiting": waiting,
             "flagged": flagged,
             "rounds": rounds,
-            "pair_name": services.pair_name,
+            "pair_name": pair_name,
             "can_issue_links": can_issue_login_links(request.user, tournament),
         },
     )
@@ -592,7 +593,7 @@ def board(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
 def whistle(request: HttpRequest, slug: str, round_id: int) -> HttpResponse:
     tournament = _chief_tournament(request, slug)
     rnd = get_object_or_404(Round, pk=round_id, stage__event__tournament=tournament)
-    called = services.call_time(round=rnd, user=request.user)
+    called = call_time(round=rnd, user=request.user)
     messages.success(request, _("已鸣哨：%(n)s台时间到。") % {"n": len(called)})
     return redirect("scoring-desk", slug=slug)
 
@@ -617,7 +618,7 @@ def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse
         if request.POST.get("forfeit_missing"):
             if not chief:
                 raise PermissionDenied("Chief referees record forfeits.")
-            count = services.forfeit_missing(round=rnd, user=request.user)
+            count = forfeit_missing(round=rnd, user=request.user)
             messages.success(request, _("已判%(n)s对迟到判负。") % {"n": count})
         else:
             table_id = whole_number(request.POST.get("table", ""), maximum=INT)
@@ -626,9 +627,9 @@ def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse
                 raise PermissionDenied("Not your table.")
             pair = table.home_pair if request.POST.get("team") == "A" else table.away_pair
             if pair is not None:
-                services.check_in(match=table.match, pair=pair, user=request.user)
+                check_in(match=table.match, pair=pair, user=request.user)
         return redirect("scoring-checkin", slug=slug, round_id=rnd.pk)
-    missing = [item for item in services.missing_pairs(rnd) if chief or item[0] in set(mine)]
+    missing = [item for item in missing_pairs(rnd) if chief or item[0] in set(mine)]
     late = rnd.starts_at is not None and timezone.now() >= rnd.starts_at + timezone.timedelta(
         minutes=10
     )
@@ -648,7 +649,7 @@ def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse
             "missing": missing,
             "late": late,
             "chief": chief,
-            "pair_name": services.pair_name,
+            "pair_name": pair_name,
         },
     )
 

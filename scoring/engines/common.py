@@ -293,6 +293,16 @@ def forfeit_of_team(team: str, reason: str) -> dict:
     return forfeit_to_dict(Forfeit(SIDE_OF_TEAM[team], forfeit_code(reason)))
 
 
+def describe_side_forfeit(event: Forfeit, names: Mapping[str, str] | None = None) -> str:
+    return describe_forfeit(
+        side_name(event.side, names), side_name(other(event.side), names), event.reason
+    )
+
+
+# ------------------------------------------------ what an individual match answers alike
+# (象棋, 羽毛球, 乒乓球: the same answers in both engines' protocol)
+
+
 def side_winner(stored: dict) -> str | None:
     """The winner's team letter from an individual match's stored state (None until over)."""
     return TEAM_OF_SIDE.get(stored.get("winner")) if stored.get("match_over") else None
@@ -306,12 +316,6 @@ def nothing_after_whistle(rules, payload: dict | None) -> list[dict]:
 def no_deduction(rules, team: str) -> None:
     """No levels: three upheld reports deduct nothing."""
     return None
-
-
-def describe_side_forfeit(event: Forfeit, names: Mapping[str, str] | None = None) -> str:
-    return describe_forfeit(
-        side_name(event.side, names), side_name(other(event.side), names), event.reason
-    )
 
 
 # --------------------------------------------------------------------------- rule sets

@@ -157,7 +157,8 @@ class Scorer:
         return self.engine.stored_state(state, self.rules)
 
     def public_state(self, state) -> dict:
-        """The state in ``matches/ID.json`` (Guandan: the vectors' ``expected`` format)."""
+        """The state in ``matches/ID.json`` (Guandan: the public examples' ``expected``
+        format)."""
         return self.engine.public_state(state, self.rules)
 
     def _stored(self, state) -> dict:

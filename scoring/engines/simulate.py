@@ -1,7 +1,8 @@
-"""Random but legal Guandan table matches, for demo data, generated events and benchmarks.
+"""Random but legal matches of every sport (Guandan tables, 象棋, badminton and table
+tennis), for demo data, generated events and benchmarks.
 
-Pure (no Django). Each deal is a random finishing order; a match that has not ended after
-``max_deals`` deals is ended by time (``time_up``), as a real table would be.
+Pure (no Django). A Guandan deal is a random finishing order; a table that has not ended
+after ``max_deals`` deals is ended by time (``time_up``), as a real table would be.
 """
 
 from __future__ import annotations

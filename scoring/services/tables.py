@@ -1,7 +1,7 @@
 """A table match's life: its tables made once a tie's two entries are known, the events a
 referee records and undoes, the result submitted, and the chief referee's confirmation
-(which hands the tie to :mod:`scoring.services.ties`). Each write is one transaction and
-leaves an audit entry."""
+(which hands the tie to :mod:`scoring.services.ties`). Each of a referee's writes is one
+transaction and leaves an audit entry."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The referee result-entry services (scoring.services) on the two demo tournaments.
 
-Levels are hand-computed from shared/docs/guandan-rules.md sections 5–8: nantong2014
+Levels are hand-computed from the rules in docs/rules.md: nantong2014
 promotes 3/2/1 (partner 二游/三游/末游), one game to past A; anhui2021 promotes 5/3/1, best
 of three games, three failed A attempts back to 2, sudden death after the whistle.
 """

@@ -2,7 +2,8 @@
 
 Pure Python, standard library only. A deal (副) is recorded as the team letters in
 finishing order 上游, 二游, 三游, 末游 (1st..4th to empty their hand). The JSON form is the
-one of ``shared/docs/guandan-vectors.json``; what counts as malformed is spec section 14.
+one of the public examples (``scoring/engines/tests/data/guandan-vectors.json``); what
+counts as malformed is in ``docs/rules.md``.
 """
 
 from __future__ import annotations
@@ -73,9 +74,9 @@ class Deal:
 
 @dataclass(frozen=True)
 class Penalty:
-    """A referee's penalty, applied between deals (spec 8).
+    """A referee's penalty, applied between deals (docs/rules.md, "Penalties").
 
-    kind ``levels`` deducts ``levels`` (a whole number >= 1, required: spec 14 makes the
+    kind ``levels`` deducts ``levels`` (a whole number >= 1, required: docs/rules.md makes the
     size the referee's decision; the page offers the rule set's default) down to 2;
     ``back_to_2`` sends the team to 2; ``disqualify`` ends the match against it.
     """
@@ -122,9 +123,9 @@ _EVENT_KEYS = ("order", "penalty", "time_up", "forfeit")
 
 
 def parse_event(obj: Any) -> Event:
-    """Build an event from the vectors' JSON form (spec 13, malformed inputs per 14).
+    """Build an event from the public examples' JSON form (malformed inputs: docs/rules.md).
 
-    Keys other than the four event keys are ignored (spec 14 lists exactly what is
+    Keys other than the four event keys are ignored (docs/rules.md lists exactly what is
     malformed), except that ``seats`` beside ``order`` is read and validated.
     """
     if not isinstance(obj, dict):

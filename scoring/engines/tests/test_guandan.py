@@ -52,7 +52,7 @@ from scoring.engines.guandan.play import (
 VECTORS_PATH = Path(__file__).resolve().parent / "data" / "guandan-vectors.json"
 NT, AH = "nantong2014", "anhui2021"
 
-# Custom variants of spec section 12 used across the tests.
+# Custom rule sets (docs/rules.md, the custom rule set) used across the tests.
 LENIENT_NT = replace(NANTONG_2014, id="lenient-nt", a_win_requires_declarer=False)
 LENIENT_AH = replace(ANHUI_2021, id="lenient-ah", a_win_requires_declarer=False)
 RESET_TO_K = replace(ANHUI_2021, id="reset-k", a_fail_reset_to=13)

@@ -8,7 +8,7 @@ class ScoringConfig(AppConfig):
 
     def ready(self):
         from scoring.receivers import on_tables_placed
-        from scoring.services import on_pairing_changed
+        from scoring.services.tables import on_pairing_changed
         from tournaments.draw.signals import pairing_changed, tables_placed
 
         pairing_changed.connect(on_pairing_changed, dispatch_uid="scoring-tables")

@@ -1,8 +1,9 @@
-"""Table results (台/桌): what referees record deal by deal, and the audit trail.
+"""Table results (台/桌): what referees record event by event (deals, games, penalties,
+forfeits), the reports and check-ins, and the audit trail.
 
 A table match's state is never stored as the truth: it is the replay of its recorded events
-through the level engine (``scoring.engines.guandan.play``). ``TableMatch.state`` is a cache of that replay
-for lists and boards; every write recomputes it.
+through its sport's engine (``scoring.engines.scorer``). ``TableMatch.state`` is a cache of
+that replay for lists and boards; every write recomputes it.
 """
 
 from django.conf import settings
@@ -102,7 +103,8 @@ class TableMatch(models.Model):
 
 
 class TableEvent(models.Model):
-    """One recorded event of a table, in the JSON format of guandan-vectors.json. Undone
+    """One recorded event of a table, in its engine's JSON format (Guandan: the public
+    examples', ``scoring/engines/tests/data/guandan-vectors.json``). Undone
     events are kept (``undone_at``) and skipped by the replay: nothing is deleted."""
 
     table = models.ForeignKey(
@@ -148,7 +150,7 @@ class TableEvent(models.Model):
 
 class Report(models.Model):
     """A reported minor violation (举报), ruled on by the arbitration panel (Anhui:
-    三次举报…属实，实施扣级 — see rules §11 A12)."""
+    三次举报…属实，实施扣级 — see docs/rules.md, penalty sizes)."""
 
     table = models.ForeignKey(
         TableMatch, on_delete=models.CASCADE, related_name="reports", verbose_name=_("台")

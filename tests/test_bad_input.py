@@ -31,8 +31,9 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring import services
 from scoring.models import TableMatch
+from scoring.services.reports import add_report, rule_report
+from scoring.services.tables import record_event, submit_table
 from tests.snapshots import app_models, changes, snapshot
 from tournaments.draw.make import draw_event
 from tournaments.models import Entry, Event, Match, Official, Player, Tournament, Unit
@@ -536,28 +537,28 @@ def _table_data(**fields) -> Callable[[World], st.SearchStrategy[dict]]:
 
 
 def _dealt(w: World) -> None:
-    services.record_event(table=w.table, event={"order": list("AABB")}, key="prep-1")
+    record_event(table=w.table, event={"order": list("AABB")}, key="prep-1")
 
 
 def _over(w: World) -> None:
     _dealt(w)
-    services.record_event(table=w.table, event={"time_up": True}, key="prep-2")
+    record_event(table=w.table, event={"time_up": True}, key="prep-2")
 
 
 def _submitted(w: World) -> None:
     _over(w)
-    services.submit_table(table=w.table, user=w.referee)
+    submit_table(table=w.table, user=w.referee)
 
 
 def _three_upheld(w: World) -> None:
     _dealt(w)
     for n in range(3):
-        report = services.add_report(table=w.table, team="A", description=f"违规{n}")
-        services.rule_report(report=report, upheld=True, user=w.chief)
+        report = add_report(table=w.table, team="A", description=f"违规{n}")
+        rule_report(report=report, upheld=True, user=w.chief)
 
 
 def _a_report(w: World) -> int:
-    report = services.add_report(table=w.table, team="A", description="偷看", user=w.referee)
+    report = add_report(table=w.table, team="A", description="偷看", user=w.referee)
     return report.pk
 
 

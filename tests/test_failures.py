@@ -26,8 +26,11 @@ from django.contrib.auth import get_user_model
 from django.db import OperationalError
 from django.urls import reverse
 
-from scoring import services
 from scoring.models import AuditEntry, Report, TableEvent, TableMatch
+from scoring.services.corrections import correct_table
+from scoring.services.desk import call_time, check_in, forfeit_missing
+from scoring.services.reports import add_report, rule_report
+from scoring.services.tables import confirm_table, record_event, submit_table, undo_last
 from tests.snapshots import changes, snapshot
 from tournaments.draw import make as draw_make
 from tournaments.models import Event, Match, Official, Round, Tournament, Unit
@@ -117,22 +120,18 @@ def tables_of(match: Match) -> list[TableMatch]:
 def play(table: TableMatch, side: str, user, *, key: str = "") -> TableMatch:
     """A nantong table won by ``side``: a 双上, then time up."""
     other = "B" if side == "A" else "A"
-    services.record_event(
-        table=table, event={"order": [side, side, other, other]}, user=user, key=key + "d"
-    )
-    table, _t, _c = services.record_event(
-        table=table, event={"time_up": True}, user=user, key=key + "t"
-    )
+    record_event(table=table, event={"order": [side, side, other, other]}, user=user, key=key + "d")
+    table, _t, _c = record_event(table=table, event={"time_up": True}, user=user, key=key + "t")
     return table
 
 
 def submitted(table: TableMatch, side: str, cast: Cast) -> TableMatch:
     play(table, side, cast.referee, key=f"{table.pk}-")
-    return services.submit_table(table=table, user=cast.referee)
+    return submit_table(table=table, user=cast.referee)
 
 
 def confirmed(table, side, cast) -> TableMatch:
-    return services.confirm_table(table=submitted(table, side, cast), user=cast.chief)
+    return confirm_table(table=submitted(table, side, cast), user=cast.chief)
 
 
 def open_cup(make_tournament):
@@ -250,7 +249,7 @@ def _nantong_round_all_but_two_present(ctx):
     for t in tables:
         for pair in (t.home_pair, t.away_pair):
             if pair.pk not in missing:
-                services.check_in(match=t.match, pair=pair, user=ctx["cast"].chief)
+                check_in(match=t.match, pair=pair, user=ctx["cast"].chief)
     return {**ctx, "round": rnd}
 
 
@@ -299,57 +298,57 @@ SCENARIOS = {
     ),
     "record a deal: after the event row": Scenario(
         _nothing,
-        lambda c: services.record_event(
+        lambda c: record_event(
             table=tables_of(first_tie())[0], event={"order": list("AABB")}, key="k"
         ),
-        "scoring.services._save_state",
+        "scoring.services.common.save_state",
     ),
     "record a deal: after the table's new state": Scenario(
         _nothing,
-        lambda c: services.record_event(
+        lambda c: record_event(
             table=tables_of(first_tie())[0], event={"order": list("AABB")}, key="k"
         ),
-        "scoring.services._audit",
+        "scoring.services.common.audit",
     ),
     "undo: after the event is marked undone": Scenario(
         lambda c: {
             **c,
             "table": play(tables_of(first_tie())[0], "A", c["cast"].referee, key="u"),
         },
-        lambda c: services.undo_last(table=c["table"], user=c["cast"].referee),
-        "scoring.services._save_state",
+        lambda c: undo_last(table=c["table"], user=c["cast"].referee),
+        "scoring.services.common.save_state",
     ),
     # (The event's live version grows after the transaction commits: not a write of the result.)
     "submit: after the table's status, before its audit entry": Scenario(
         lambda c: {**c, "table": play(tables_of(first_tie())[0], "A", c["cast"].referee)},
-        lambda c: services.submit_table(table=c["table"], user=c["cast"].referee),
-        "scoring.services._audit",
+        lambda c: submit_table(table=c["table"], user=c["cast"].referee),
+        "scoring.services.common.audit",
         when=lambda table, user, action, *a, **k: action == "submit",
     ),
     "confirm: after the table's status, before the tie": Scenario(
         _ready_to_decide,
-        lambda c: services.confirm_table(table=c["table"], user=c["cast"].chief),
-        "scoring.services._update_tie",
+        lambda c: confirm_table(table=c["table"], user=c["cast"].chief),
+        "scoring.services.ties.update_tie",
     ),
     "confirm: the tie's result written, before the bracket moves on": Scenario(
         _ready_to_decide,
-        lambda c: services.confirm_table(table=c["table"], user=c["cast"].chief),
+        lambda c: confirm_table(table=c["table"], user=c["cast"].chief),
         "tournaments.draw.progress.settle",
     ),
     "confirm: the winner moved on, before the next tie's tables": Scenario(
         _ready_to_decide,
-        lambda c: services.confirm_table(table=c["table"], user=c["cast"].chief),
+        lambda c: confirm_table(table=c["table"], user=c["cast"].chief),
         "tournaments.draw.signals.announce",
     ),
     "confirm: everything moved, before the tie's audit entry": Scenario(
         _ready_to_decide,
-        lambda c: services.confirm_table(table=c["table"], user=c["cast"].chief),
-        "scoring.services._audit",
+        lambda c: confirm_table(table=c["table"], user=c["cast"].chief),
+        "scoring.services.common.audit",
         when=lambda table, user, action, *a, **k: action == "tie_decided",
     ),
     "correct a confirmed result: after the new events, before the tie": Scenario(
         _confirmed_tie,
-        lambda c: services.correct_table(
+        lambda c: correct_table(
             table=c["table"],
             events=[{"order": list("BBAA")}, {"time_up": True}],
             reason="记分表核对",
@@ -359,39 +358,37 @@ SCENARIOS = {
     ),
     "the whistle: after the first table's time up": Scenario(
         _anhui_round,
-        lambda c: services.call_time(round=c["round"], user=c["cast"].chief),
-        "scoring.services.record_event",
+        lambda c: call_time(round=c["round"], user=c["cast"].chief),
+        "scoring.services.tables.record_event",
         n=2,
     ),
     "forfeit the missing: after the first forfeit": Scenario(
         _nantong_round_all_but_two_present,
-        lambda c: services.forfeit_missing(round=c["round"], user=c["cast"].chief),
-        "scoring.services.record_event",
+        lambda c: forfeit_missing(round=c["round"], user=c["cast"].chief),
+        "scoring.services.tables.record_event",
         n=2,
     ),
     "check in: after the check-in row": Scenario(
         _nothing,
-        lambda c: services.check_in(
+        lambda c: check_in(
             match=first_tie(), pair=tables_of(first_tie())[0].home_pair, user=c["cast"].referee
         ),
-        "scoring.services._audit",
+        "scoring.services.common.audit",
     ),
     "report: after the report row": Scenario(
         _nothing,
-        lambda c: services.add_report(
+        lambda c: add_report(
             table=tables_of(first_tie())[0], team="A", description="偷看", key="r1"
         ),
-        "scoring.services._audit",
+        "scoring.services.common.audit",
     ),
     "rule on a report: after the ruling": Scenario(
         lambda c: {
             **c,
-            "report": services.add_report(
-                table=tables_of(first_tie())[0], team="A", description="偷看"
-            ),
+            "report": add_report(table=tables_of(first_tie())[0], team="A", description="偷看"),
         },
-        lambda c: services.rule_report(report=c["report"], upheld=True, user=c["cast"].chief),
-        "scoring.services._audit",
+        lambda c: rule_report(report=c["report"], upheld=True, user=c["cast"].chief),
+        "scoring.services.common.audit",
     ),
     "withdraw after the draw: after the entry's status, before the walkovers": Scenario(
         _drawn_entry,
@@ -441,7 +438,7 @@ def test_every_multi_row_service_is_covered_by_a_scenario():
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(
     "target",
-    ["scoring.services._save_state", "tournaments.draw.progress.settle"],
+    ["scoring.services.common.save_state", "tournaments.draw.progress.settle"],
     ids=["deal", "confirm"],
 )
 def test_a_postgresql_backend_killed_mid_request_leaves_nothing_half_written(demo, target):
@@ -465,9 +462,9 @@ def test_a_postgresql_backend_killed_mid_request_leaves_nothing_half_written(dem
         pytest.raises((OperationalError, InterfaceError)),
     ):
         if target.endswith("_save_state"):
-            services.record_event(table=table, event={"order": list("AABB")}, key="k")
+            record_event(table=table, event={"order": list("AABB")}, key="k")
         else:
-            services.confirm_table(table=second, user=chief)
+            confirm_table(table=second, user=chief)
     connection.close()  # a new connection, as the next request would get
     assert changes(before, snapshot()) == []
 
@@ -523,8 +520,8 @@ SCRIPT = textwrap.dedent(
     import django
     django.setup()
     from django.contrib.auth import get_user_model
-    from scoring import services
     from scoring.models import TableMatch
+    from scoring.services.tables import confirm_table, record_event, submit_table
     from tournaments.draw import make as draw_make
     from tournaments.draw import progress as draw_progress
     from tournaments.ops.demo import load_demo
@@ -542,13 +539,13 @@ SCRIPT = textwrap.dedent(
 
     def play(table, side, key):
         other = "B" if side == "A" else "A"
-        services.record_event(table=table, event={"order": [side, side, other, other]}, key=key + "d")
-        services.record_event(table=table, event={"time_up": True}, key=key + "t")
-        return services.submit_table(table=table, user=User.objects.get(username="referee"))
+        record_event(table=table, event={"order": [side, side, other, other]}, key=key + "d")
+        record_event(table=table, event={"time_up": True}, key=key + "t")
+        return submit_table(table=table, user=User.objects.get(username="referee"))
 
     if step == "confirm-then-crash":
         first, second, third = match.tables.order_by("number")
-        services.confirm_table(table=play(first, "A", "1"), user=User.objects.get(username="chief"))
+        confirm_table(table=play(first, "A", "1"), user=User.objects.get(username="chief"))
         play(second, "A", "2")
         print(json.dumps({"confirmed": first.pk, "submitted": second.pk}), flush=True)
         os._exit(9)  # the app server dies: no cleanup, no clean shutdown
@@ -557,7 +554,7 @@ SCRIPT = textwrap.dedent(
         def die(*args, **kwargs):
             os._exit(9)  # killed with the confirmation's transaction still open
         draw_progress.settle = die
-        services.confirm_table(table=second, user=User.objects.get(username="chief"))
+        confirm_table(table=second, user=User.objects.get(username="chief"))
     """
 )
 

@@ -29,8 +29,10 @@ from django.test import Client, override_settings
 from django.urls import URLResolver, get_resolver, reverse
 from django.utils import timezone
 
-from scoring import services
 from scoring.models import CheckIn, Report, TableEvent, TableMatch
+from scoring.services.desk import check_in
+from scoring.services.reports import add_report, rule_report
+from scoring.services.tables import ensure_tables, record_event, submit_table
 from tournaments.draw.make import draw_event
 from tournaments.links.services import SHANGHAI, login_link_create
 from tournaments.models import (
@@ -110,7 +112,7 @@ def _world() -> SimpleNamespace:
     )
     w.match, w.other_match = first_round[0], first_round[1]
     for match in (w.match, w.other_match):
-        services.ensure_tables(match)
+        ensure_tables(match)
     w.table = TableMatch.objects.get(match=w.match, number=1)
     w.round = w.match.round
 
@@ -385,7 +387,7 @@ WRITING = {
 
 
 def _deal(w):
-    services.record_event(
+    record_event(
         table=fresh(w.table), event={"order": list("AABB")}, user=w.users["referee"], key="p-1"
     )
     return {}
@@ -393,38 +395,34 @@ def _deal(w):
 
 def _played(w):
     _deal(w)
-    services.record_event(
-        table=fresh(w.table), event={"time_up": True}, user=w.users["referee"], key="p-2"
-    )
+    record_event(table=fresh(w.table), event={"time_up": True}, user=w.users["referee"], key="p-2")
     return {}
 
 
 def _submitted(w):
     _played(w)
-    services.submit_table(table=fresh(w.table), user=w.users["referee"])
+    submit_table(table=fresh(w.table), user=w.users["referee"])
     return {}
 
 
 def _report(w):
-    report = services.add_report(
-        table=fresh(w.table), team="A", description="偷看", user=w.users["referee"]
-    )
+    report = add_report(table=fresh(w.table), team="A", description="偷看", user=w.users["referee"])
     return {"report_id": report.pk}
 
 
 def _three_upheld(w):
     _deal(w)
     for n in range(3):
-        report = services.add_report(
+        report = add_report(
             table=fresh(w.table), team="A", description=f"违规{n}", user=w.users["referee"]
         )
-        services.rule_report(report=report, upheld=True, user=w.users["chief"])
+        rule_report(report=report, upheld=True, user=w.users["chief"])
     return {}
 
 
 def _home_pair_present(w):
     table = fresh(w.table)
-    services.check_in(match=table.match, pair=table.home_pair, user=w.users["chief"])
+    check_in(match=table.match, pair=table.home_pair, user=w.users["chief"])
     return {}
 
 

@@ -1,16 +1,11 @@
-"""Rally-point games for 羽毛球 (badminton) and 乒乓球 (table tennis): pure Python, standard
-library only.
+"""Rally-point matches of 羽毛球 (badminton) and 乒乓球 (table tennis): the events, the
+match state and the referee screen's sentences; pure Python, standard library only.
 
-A match is best of ``2 * games_to_win - 1`` games (局); it ends as soon as one player has
-won ``games_to_win`` games. Referees enter each game's final score, or optionally every
-rally (point by point) with the running score and the server shown.
+Rule sets and the legal final scores of a game are in :mod:`scoring.engines.rally_rules`
+(re-exported here, so callers import from ``scoring.engines.rally`` only). Referees enter
+each game's final score, or optionally every rally (point by point) with the running
+score and the server shown.
 
-Terms used in names and messages:
-
-* 每球得分制 (rally scoring) - every rally scores a point, whoever served.
-* 局 (game) - won by the first to ``points_to_win`` (21, 11) with a two-point lead; from
-  (points_to_win - 1)-all (20平, 10平) play goes on until one player leads by 2. With a
-  ``cap`` (badminton: 30) the player who reaches the cap wins even by one point (30-29).
 * 发球 (serve) - who serves the next rally, when known:
   - badminton: the player who won the last rally serves; the winner of a game serves
     first in the next game. The match's first server is decided by lot (``first_server``
@@ -20,13 +15,9 @@ Terms used in names and messages:
     a ``first_server`` event at the start of the match the server stays unknown.
 * 弃权 (forfeit) - see :mod:`scoring.engines.common`.
 
-Legal final scores (anything else is ``impossible_score``, with the reason): the winner
-has ``points_to_win`` and the loser at most ``points_to_win - 2`` (21-19, 11-9); or both
-have at least ``points_to_win - 1`` and the difference is exactly 2 (22-20, 29-27,
-30-28, 12-10, 15-13); or, with a cap, ``cap``-``(cap - 1)`` (30-29).
-
-Errors: :class:`scoring.engines.common.SportError` with codes ``match_over``,
-``impossible_score`` and ``invalid_event``.
+Errors: :class:`scoring.engines.common.EngineError` with codes ``match_over``,
+``impossible_score`` and ``invalid_event``. The scorer's protocol
+(:class:`scoring.engines.common.Engine`) is at the end of this module.
 """
 
 from __future__ import annotations
@@ -35,195 +26,34 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from scoring.engines import common
 from scoring.engines.common import (
+    TEAM_OF_SIDE,
+    EngineError,
     Forfeit,
     SideValues,
-    SportError,
     bad_event,
-    check_rules_dict,
     check_side,
-    describe_forfeit,
+    describe_side_forfeit,
     forfeit_to_dict,
-    is_whole_number,
     other,
     parse_forfeit,
-    rules_error,
     side_name,
 )
-
-SPORTS = ("badminton", "table_tennis")
-SPORT_ZH = {"badminton": "羽毛球", "table_tennis": "乒乓球"}
-_BEST_OF_ZH = {1: "一局定胜负", 2: "三局两胜", 3: "五局三胜", 4: "七局四胜", 5: "九局五胜"}
-
-
-# ---------------------------------------------------------------------------- rules
-
-
-@dataclass(frozen=True)
-class RallyRules:
-    """A rally-point match rule set (explicit config, never read from settings).
-
-    ``cap`` is the score that wins a game outright (badminton 30), or ``None`` for no cap
-    (table tennis). ``cap == points_to_win`` means no two-point lead at all.
-    """
-
-    id: str
-    name: str
-    games_to_win: int
-    points_to_win: int
-    cap: int | None
-    sport: str
-
-    def __post_init__(self) -> None:
-        def need(ok: bool, what: str) -> None:
-            if not ok:
-                raise rules_error(self.id, what)
-
-        need(isinstance(self.id, str) and self.id.strip() != "", "id must be a non-empty string")
-        need(isinstance(self.name, str), "name must be a string")
-        need(
-            is_whole_number(self.games_to_win) and 1 <= self.games_to_win <= 5,
-            f"games_to_win must be a whole number 1..5, got {self.games_to_win!r}",
-        )
-        p = self.points_to_win
-        need(
-            is_whole_number(p) and 2 <= p <= 99,
-            f"points_to_win must be a whole number 2..99, got {p!r}",
-        )
-        need(
-            self.cap is None or (is_whole_number(self.cap) and p <= self.cap <= 999),
-            f"cap must be None or a whole number from points_to_win to 999, got {self.cap!r}",
-        )
-        need(self.sport in SPORTS, f"sport must be one of {SPORTS}, got {self.sport!r}")
-
-    @property
-    def best_of(self) -> int:
-        return 2 * self.games_to_win - 1
-
-    def to_dict(self) -> dict:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "games_to_win": self.games_to_win,
-            "points_to_win": self.points_to_win,
-            "cap": self.cap,
-            "sport": self.sport,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict) -> RallyRules:
-        return cls(**check_rules_dict(d, cls, tuple(cls.__dataclass_fields__)))
-
-    def summary_zh(self) -> str:
-        """One Chinese line for score sheets and notices."""
-        p, cap = self.points_to_win, self.cap
-        if cap == p:
-            game = f"每局{p}分，先得{p}分者胜"
-        else:
-            game = f"每局{p}分，{p - 1}平后须领先2分"
-            if cap is not None:
-                game += f"，{cap - 1}平时先得第{cap}分者胜"
-        if self.sport == "badminton":
-            serve = "得分方发球"
-        else:
-            serve = f"每2分换发球，{p - 1}平后每1分换发球"
-        head = _BEST_OF_ZH[self.games_to_win]
-        return f"{SPORT_ZH[self.sport]}{head}，每球得分制，{game}；{serve}"
-
-
-BADMINTON_21 = RallyRules(
-    id="badminton21",
-    name="羽毛球三局两胜（每局21分）",
-    games_to_win=2,
-    points_to_win=21,
-    cap=30,
-    sport="badminton",
+from scoring.engines.rally_rules import (
+    BADMINTON_21,
+    PRESETS,
+    SPORTS,
+    TABLE_TENNIS_11,
+    TABLE_TENNIS_11_BEST_OF_3,
+    RallyRules,
+    as_rules,
+    check_points,
+    get_rules,
+    is_game_over,
+    score_problem,
+    validate_game_score,
 )
-TABLE_TENNIS_11 = RallyRules(
-    id="table-tennis11",
-    name="乒乓球五局三胜（每局11分）",
-    games_to_win=3,
-    points_to_win=11,
-    cap=None,
-    sport="table_tennis",
-)
-TABLE_TENNIS_11_BEST_OF_3 = RallyRules(
-    id="table-tennis11-bo3",
-    name="乒乓球三局两胜（每局11分）",
-    games_to_win=2,
-    points_to_win=11,
-    cap=None,
-    sport="table_tennis",
-)
-PRESETS: dict[str, RallyRules] = {
-    r.id: r for r in (BADMINTON_21, TABLE_TENNIS_11, TABLE_TENNIS_11_BEST_OF_3)
-}
-
-
-def get_rules(id: str) -> RallyRules:
-    try:
-        return PRESETS[id]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown rally rule set {id!r}; known: {', '.join(PRESETS)}") from None
-
-
-def as_rules(rules: RallyRules | str) -> RallyRules:
-    return rules if isinstance(rules, RallyRules) else get_rules(rules)
-
-
-# --------------------------------------------------------------------------- scores
-
-
-def _check_points(home: Any, away: Any) -> None:
-    if not all(is_whole_number(x) and x >= 0 for x in (home, away)):
-        raise bad_event(f"比分必须是不小于0的整数，收到 {home!r}–{away!r}")
-
-
-def _score_problem(home: int, away: int, rules: RallyRules) -> str | None:
-    """Why ``home``-``away`` is not a finished game, or ``None`` when it is one."""
-    p, cap = rules.points_to_win, rules.cap
-    high, low = max(home, away), min(home, away)
-    score = f"{home}–{away}"
-    need_lead = f"{score}不是完整的一局：须领先2分" + (
-        f"（或打到{cap}分）" if cap is not None else ""
-    )
-    if high == low:
-        return f"{score}不是完整的一局：双方比分不能相同"
-    if cap is not None and high > cap:
-        return f"{score}超过了{cap}分上限"
-    if high < p:
-        return f"{score}不是完整的一局：须先得到{p}分"
-    if high == p:
-        return need_lead if low == p - 1 and cap != p else None
-    # Past points_to_win the game went through (p-1)-all: it ends at a two-point lead, or
-    # at the cap by one point.
-    diff = high - low
-    if diff == 2 or (diff == 1 and high == cap):
-        return None
-    if diff == 1:
-        return need_lead
-    return f"{score}：超过{p}分时比分差必须正好是2分"
-
-
-def validate_game_score(home: Any, away: Any, rules: RallyRules | str) -> str:
-    """The winner ('home' | 'away') of a finished game with this score.
-
-    Raises :class:`SportError` ``invalid_event`` unless both scores are whole numbers
-    >= 0, and ``impossible_score`` (the message gives the reason) unless the score is a
-    legal final score (module docstring).
-    """
-    rules = as_rules(rules)
-    _check_points(home, away)
-    problem = _score_problem(home, away, rules)
-    if problem is not None:
-        raise SportError("impossible_score", problem)
-    return "home" if home > away else "away"
-
-
-def is_game_over(home: int, away: int, rules: RallyRules | str) -> bool:
-    """Whether a running score reached by single points is the end of the game."""
-    return _score_problem(home, away, as_rules(rules)) is None
-
 
 # --------------------------------------------------------------------------- events
 
@@ -236,7 +66,7 @@ class GameScore:
     away: int
 
     def __post_init__(self) -> None:
-        _check_points(self.home, self.away)
+        check_points(self.home, self.away)
 
 
 @dataclass(frozen=True)
@@ -403,7 +233,7 @@ def _play_point(state: RallyState, point: Point, rules: RallyRules) -> RallyStat
         game_first_server=game_first,
         rallies=state.rallies + 1,
     )
-    if _score_problem(home, away, rules) is None:
+    if score_problem(home, away, rules) is None:
         return _finish_game(state, (home, away), rules)
     return state
 
@@ -425,11 +255,11 @@ def _play_game_score(state: RallyState, game: GameScore, rules: RallyRules) -> R
 
 
 def apply_event(state: RallyState, event: Event | dict, rules: RallyRules | str) -> RallyState:
-    """Apply one event; pure. Raises :class:`SportError` with ``event_index=None``."""
+    """Apply one event; pure. Raises :class:`EngineError` with ``event_index=None``."""
     rules = as_rules(rules)
     if state.match_over:
         # Checked first: nothing, however malformed, is added to a finished record.
-        raise SportError("match_over")
+        raise EngineError("match_over")
     event = coerce_event(event)
     if isinstance(event, GameScore):
         return _play_game_score(state, event, rules)
@@ -443,13 +273,7 @@ def apply_event(state: RallyState, event: Event | dict, rules: RallyRules | str)
 def replay(rules: RallyRules | str, events: Iterable[Event | dict]) -> RallyState:
     """Replay a whole record. Errors carry the index of the offending event."""
     rules = as_rules(rules)
-    state = initial_state(rules)
-    for index, event in enumerate(events):
-        try:
-            state = apply_event(state, event, rules)
-        except SportError as err:
-            raise err.at(index) from None
-    return state
+    return common.replay(initial_state(rules), lambda s, e: apply_event(s, e, rules), events)
 
 
 # -------------------------------------------------------------------------- output
@@ -489,7 +313,7 @@ def describe(
         return side_name(side, names)
 
     if isinstance(event, Forfeit):
-        return describe_forfeit(event, names)
+        return describe_side_forfeit(event, names)
     if isinstance(event, FirstServer):
         return f"猜先：{name(event.side)}先发球"
     if isinstance(event, Point) and len(after.games) == len(before.games):
@@ -511,6 +335,85 @@ def describe(
     return text
 
 
+# ------------------------------------------------------------------ the scorer's protocol
+# (scoring.engines.common.Engine): teams are "A" (home) and "B" (away); a stored state is
+# the dict state_to_dict makes.
+
+KIND = "rally"
+DISCIPLINES = SPORTS
+EVENTS = frozenset({"game", "point", "first_server", "forfeit"})
+DEFAULT_RULES = {"badminton": BADMINTON_21.id, "table_tennis": TABLE_TENNIS_11.id}
+forfeit_event = common.forfeit_of_team
+after_whistle = common.nothing_after_whistle
+deduction = common.no_deduction
+winner = common.side_winner
+stored_state = public_state = state_to_dict
+
+
+def preset_choices() -> dict[str, list[tuple[str, str]]]:
+    return {
+        sport: [(k, r.name) for k, r in PRESETS.items() if r.sport == sport] for sport in SPORTS
+    }
+
+
+def rules_for(discipline: str, ruleset: str, config: Mapping) -> RallyRules:
+    if config:
+        rules = RallyRules.from_dict(config)
+    else:
+        rules = get_rules(ruleset or DEFAULT_RULES[discipline])
+    if rules.sport != discipline:
+        raise ValueError(f"rule set {rules.id!r} is for {rules.sport}, not {discipline}")
+    return rules
+
+
+def describe_event(before, event, after, rules, names: Mapping[str, str]) -> str:
+    return describe(before, event, after, rules, names=common.side_names(names))
+
+
+def started(stored: dict) -> bool:
+    return bool(stored.get("games") or stored.get("game_in_progress"))
+
+
+def score(stored: dict) -> tuple[str, str]:
+    won = stored.get("games_won") or {}
+    return str(won.get("home", 0)), str(won.get("away", 0))
+
+
+def games(stored: dict) -> list[dict]:
+    return list(stored.get("games", []))
+
+
+def games_won(stored: dict) -> tuple[int, int]:
+    won = stored.get("games_won") or {}
+    return won.get("home", 0), won.get("away", 0)
+
+
+def margin(stored: dict) -> float:
+    home, away = games_won(stored)
+    return float(home - away)
+
+
+def tie_score(stored: dict) -> tuple[int, int]:
+    return games_won(stored)
+
+
+def live_score(tables: list[tuple[dict, bool]]) -> tuple:
+    return score(tables[0][0]) if tables else (0, 0)
+
+
+def server(stored: dict) -> str | None:
+    return TEAM_OF_SIDE.get(stored.get("server") or "")
+
+
+def game_winner(game: dict) -> str:
+    return "A" if game["home"] > game["away"] else "B"
+
+
+def game_cells(game: dict, names: Mapping[str, str]) -> tuple[str, str]:
+    """The score sheet's two cells of a game: the home and the away player's points."""
+    return str(game["home"]), str(game["away"])
+
+
 __all__ = [
     "BADMINTON_21",
     "PRESETS",
@@ -524,8 +427,8 @@ __all__ = [
     "Point",
     "RallyRules",
     "RallyState",
+    "EngineError",
     "SideValues",
-    "SportError",
     "apply_event",
     "as_rules",
     "coerce_event",

@@ -1,73 +1,40 @@
-"""One face for the three scoring engines: Guandan levels (``scoring.engines.guandan.play``), 象棋
-(``scoring.engines.xiangqi``) and rally-point badminton / table tennis (``scoring.engines.rally``).
+"""One face for the scoring engines: a lookup by sport (Guandan levels, 象棋, rally-point
+badminton and table tennis), each engine implementing :class:`scoring.engines.common.Engine`.
 
 The referee services, pages, JSON and documents talk to a :class:`Scorer` and never to an
 engine directly, so a table of any sport is recorded, replayed, submitted, confirmed,
-corrected and audited the same way. Pure Python, standard library only (no Django).
+corrected and audited the same way; a new sport is one new engine module in
+:data:`ENGINES`. Pure Python, standard library only (no Django).
 
-Sides: the services and the ``TableMatch`` row speak of ``"A"`` (home) and ``"B"`` (away),
-as Guandan does; the rally and xiangqi engines speak of ``"home"`` and ``"away"``. The
-scorer translates at its edges, so stored events stay in each engine's own JSON format
-(the format of ``matches/ID.json``).
+Sides: the services and the ``TableMatch`` row speak of ``"A"`` (home) and ``"B"`` (away);
+each engine translates its own sides at its protocol, so stored events stay in each
+engine's own JSON format (the format of ``matches/ID.json``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.engines import rally, xiangqi
-from scoring.engines.common import SportError
-from scoring.engines.guandan import play as guandan
-from scoring.engines.guandan.events import GuandanError
+from scoring.engines import common, rally, xiangqi
+from scoring.engines.common import Engine
+from scoring.engines.guandan import engine as guandan
 
-# Either engine's user-fixable error: both carry ``code``, ``message`` and ``event_index``.
-ScoringError = (GuandanError, SportError)
-
-KINDS = ("guandan", "xiangqi", "rally")
-TO_SIDE = {"A": "home", "B": "away"}
-TO_TEAM = {"home": "A", "away": "B"}
-
-# The discipline's default rule set when an event names none.
-DEFAULT_RULESET = {
-    "xiangqi": xiangqi.ANHUI_2021_XIANGQI.id,
-    "badminton": rally.BADMINTON_21.id,
-    "table_tennis": rally.TABLE_TENNIS_11.id,
-}
-GUANDAN_DISCIPLINES = ("guandan_team", "guandan_pairs")
-# The referee page's forfeit reasons, in the sports engines' codes.
-_SPORT_REASONS = {"withdrew": "withdrawn"}
-
-
-def format_points(value) -> str:
-    """A score for people: 1.0 → "1", 1.5 → "1½", 0.5 → "½" (chess points)."""
-    whole = int(value)
-    if value - whole >= 0.5:
-        return f"{whole}½" if whole else "½"
-    return str(whole)
+ENGINES: dict[str, Engine] = {e.KIND: e for e in (guandan, xiangqi, rally)}
+KINDS = tuple(ENGINES)
 
 
 def kind_of(discipline: str) -> str:
-    if discipline in GUANDAN_DISCIPLINES:
-        return "guandan"
-    if discipline == "xiangqi":
-        return "xiangqi"
-    if discipline in rally.SPORTS:
-        return "rally"
+    for kind, engine in ENGINES.items():
+        if discipline in engine.DISCIPLINES:
+            return kind
     raise ValueError(f"unknown discipline {discipline!r}")
 
 
 def preset_choices() -> dict[str, list[tuple[str, str]]]:
     """The preset rule sets of every discipline, for a form's grouped choices."""
-    return {
-        "guandan": [(k, r.name) for k, r in guandan.PRESETS.items()],
-        "xiangqi": [(k, r.name) for k, r in xiangqi.PRESETS.items()],
-        "badminton": [(k, r.name) for k, r in rally.PRESETS.items() if r.sport == "badminton"],
-        "table_tennis": [
-            (k, r.name) for k, r in rally.PRESETS.items() if r.sport == "table_tennis"
-        ],
-    }
+    return {group: items for e in ENGINES.values() for group, items in e.preset_choices().items()}
 
 
 def scorer_for(discipline: str, ruleset: str = "", config: Mapping | None = None) -> Scorer:
@@ -75,35 +42,26 @@ def scorer_for(discipline: str, ruleset: str = "", config: Mapping | None = None
     preset, else the discipline's default. ``ValueError`` (with the reason) when the rule set
     is unknown, malformed or of another sport."""
     kind = kind_of(discipline)
-    config = dict(config or {})
-    if kind == "guandan":
-        if config:
-            rules = guandan.RuleSet.from_dict(config)
-        elif ruleset:
-            rules = guandan.get_ruleset(ruleset)
-        else:
-            raise ValueError("a guandan event needs a rule set")
-    elif kind == "xiangqi":
-        if config:
-            rules = xiangqi.XiangqiRules.from_dict(config)
-        else:
-            rules = xiangqi.get_rules(ruleset or DEFAULT_RULESET["xiangqi"])
-    else:
-        if config:
-            rules = rally.RallyRules.from_dict(config)
-        else:
-            rules = rally.get_rules(ruleset or DEFAULT_RULESET[discipline])
-        if rules.sport != discipline:
-            raise ValueError(f"rule set {rules.id!r} is for {rules.sport}, not {discipline}")
+    if config and not isinstance(config, Mapping):  # [1], 5, "x": not a rule set at all
+        raise ValueError("rule set must be a JSON object")
+    rules = ENGINES[kind].rules_for(discipline, ruleset, dict(config or {}))
     return Scorer(kind, rules)
 
 
 @dataclass(frozen=True)
 class Scorer:
-    """An engine and its rule set behind one interface."""
+    """An engine and its rule set behind one interface.
+
+    Where a method reads a ``state``, it takes the engine's state (from :meth:`replay` or
+    :meth:`apply`) or the dict stored on the table (:meth:`state_dict`) alike.
+    """
 
     kind: str
     rules: Any
+
+    @property
+    def engine(self) -> Engine:
+        return ENGINES[self.kind]
 
     # ---------------------------------------------------------------- description
 
@@ -113,6 +71,7 @@ class Scorer:
 
     @property
     def is_guandan(self) -> bool:
+        """For the templates, which lay out each sport's page in its own way."""
         return self.kind == "guandan"
 
     @property
@@ -125,121 +84,139 @@ class Scorer:
         """Whether a forfeit also ends the entry's event (no more matches). Guandan: as the
         rule set says (Anhui: 弃权…比赛资格就此终止). The other sports: always — the Anhui
         notice: 弃权者…后面的比赛资格就此终止."""
-        return bool(self.rules.forfeit_ends_event) if self.is_guandan else True
+        return bool(self.rules.forfeit_ends_event)
 
     @property
     def best_of(self) -> int:
         """How many games at most (Guandan: games to win × 2 − 1; xiangqi: 3)."""
-        if self.kind == "rally":
-            return self.rules.best_of
-        if self.kind == "xiangqi":
-            return self.rules.alternating_games + 1
-        return 2 * self.rules.games_to_win - 1
+        return self.rules.best_of
+
+    @property
+    def time_limit_minutes(self) -> int | None:
+        """The time a table may take, or None (no clock)."""
+        return self.rules.time_limit_minutes
+
+    def records(self, what: str) -> bool:
+        """Whether a referee of this sport records ``what``: "deal", "penalty", "time_up",
+        "game", "point", "first_server", "forfeit"."""
+        return what in self.engine.EVENTS
 
     # ------------------------------------------------------------------- engine
 
-    def _engine(self):
-        return {"guandan": guandan, "xiangqi": xiangqi, "rally": rally}[self.kind]
-
     def initial(self):
-        return self._engine().initial_state(self.rules)
+        return self.engine.initial_state(self.rules)
 
     def parse(self, payload: Any):
-        """An event from its stored JSON; raises one of :data:`ScoringError`."""
-        return self._engine().parse_event(payload)
+        """An event from its stored JSON; raises :class:`~scoring.engines.common.EngineError`."""
+        return self.engine.parse_event(payload)
 
     def to_dict(self, event) -> dict:
-        return self._engine().event_to_dict(event)
+        return self.engine.event_to_dict(event)
 
     def normalise(self, payload: Any) -> dict:
         """The canonical JSON of an event (what is stored)."""
         return self.to_dict(self.parse(payload))
 
     def apply(self, state, event):
-        return self._engine().apply_event(state, event, self.rules)
+        return self.engine.apply_event(state, event, self.rules)
+
+    def replay_steps(self, payloads: Iterable[Any]) -> Iterator[tuple[Any, Any, Any]]:
+        """(state before, payload, state after) for each recorded event in turn; an
+        :class:`~scoring.engines.common.EngineError` names the event's index."""
+        return common.replay_steps(self.initial(), self._step, payloads)
 
     def replay(self, payloads: Iterable[Any]):
-        return self._engine().replay(self.rules, list(payloads))
+        return common.replay(self.initial(), self._step, payloads)
+
+    def _step(self, state, payload):
+        return self.apply(state, self.parse(payload))
 
     def describe(self, before, event, after, names: Mapping[str, str]) -> str:
         """The engine's Chinese sentence; ``names`` is keyed by ``"A"``/``"B"``."""
-        if self.is_guandan:
-            return guandan.describe(before, event, after, self.rules, names=names)
-        sides = {TO_SIDE[k]: v for k, v in names.items() if k in TO_SIDE}
-        return self._engine().describe(before, event, after, self.rules, names=sides)
-
-    # ------------------------------------------------------------------- state
-
-    def state_dict(self, state) -> dict:
-        """The state as stored on the table and shown on its page."""
-        if self.is_guandan:
-            return guandan.state_to_full_dict(state, self.rules)
-        return self._engine().state_to_dict(state, self.rules)
-
-    def public_state(self, state) -> dict:
-        """The state in ``matches/ID.json`` (Guandan: the vectors' ``expected`` format)."""
-        if self.is_guandan:
-            return guandan.state_to_dict(state, self.rules)
-        return self._engine().state_to_dict(state, self.rules)
-
-    @staticmethod
-    def match_over(state) -> bool:
-        return bool(state.match_over)
-
-    def winner(self, state) -> str | None:
-        """``"A"`` (home), ``"B"`` (away) or ``None`` (not over, or a drawn Guandan table)."""
-        if not state.match_over or state.winner is None:
-            return None
-        return state.winner if self.is_guandan else TO_TEAM[state.winner]
-
-    def decided_by(self, state) -> str | None:
-        return state.decided_by
-
-    def games(self, state) -> list[dict] | None:
-        """Games in play order in the ``matches/ID.json`` form; ``None`` for Guandan, whose
-        record is the deals."""
-        if self.kind == "rally":
-            return [{"home": h, "away": a} for h, a in state.games]
-        if self.kind == "xiangqi":
-            return [xiangqi.event_to_dict(g) for g in state.games]
-        return None
-
-    def games_won(self, state) -> tuple[int, int]:
-        """Games won by home and away (xiangqi: games won outright, draws not counted)."""
-        if self.kind == "rally":
-            return state.games_won["home"], state.games_won["away"]
-        if self.kind == "xiangqi":
-            wins = [g.winner for g in state.games]
-            return wins.count("home"), wins.count("away")
-        return state.games_won["A"], state.games_won["B"]
-
-    def margin(self, state) -> float:
-        """Home's margin for standings (级差 for Guandan is worked out by the services):
-        games for rally sports, points for xiangqi."""
-        if self.kind == "xiangqi":
-            return float(state.points["home"] - state.points["away"])
-        home, away = self.games_won(state)
-        return float(home - away)
+        return self.engine.describe_event(before, event, after, self.rules, names)
 
     # ------------------------------------------------------------------- events
 
     def forfeit(self, team: str, reason: str) -> dict:
         """The JSON of a forfeit by ``team`` (``"A"``/``"B"``) in this engine's format."""
-        if team not in TO_SIDE:
-            raise ValueError(f"team must be A or B, got {team!r}")
-        if self.is_guandan:
-            return {"forfeit": {"team": team, "reason": reason}}
-        reason = _SPORT_REASONS.get(reason, reason)
-        return {"forfeit": {"side": TO_SIDE[team], "reason": reason}}
+        return self.engine.forfeit_event(team, reason)
+
+    def after_whistle(self, payload: dict | None = None) -> list[dict]:
+        """The events the chief referee's whistle records at once (``payload`` None), or
+        those that follow ``payload`` when it is recorded after the whistle."""
+        return self.engine.after_whistle(self.rules, payload)
+
+    def deduction(self, team: str) -> dict | None:
+        """The penalty of three upheld reports against ``team``; None without levels."""
+        return self.engine.deduction(self.rules, team)
+
+    # ------------------------------------------------------------------- state
+
+    def state_dict(self, state) -> dict:
+        """The state as stored on the table and shown on its page."""
+        return self.engine.stored_state(state, self.rules)
+
+    def public_state(self, state) -> dict:
+        """The state in ``matches/ID.json`` (Guandan: the public examples' ``expected``
+        format)."""
+        return self.engine.public_state(state, self.rules)
+
+    def _stored(self, state) -> dict:
+        return state if isinstance(state, Mapping) else self.state_dict(state)
+
+    def match_over(self, state) -> bool:
+        return bool(self._stored(state).get("match_over"))
+
+    def winner(self, state) -> str | None:
+        """``"A"`` (home), ``"B"`` (away) or ``None`` (not over, or a drawn Guandan table)."""
+        return self.engine.winner(self._stored(state))
+
+    def decided_by(self, state) -> str | None:
+        """How the match ended: "forfeit", "games", "points", "time_levels" …"""
+        return self._stored(state).get("decided_by")
+
+    def started(self, state) -> bool:
+        """Whether any play is recorded: a deal, a game, a point."""
+        return self.engine.started(self._stored(state))
+
+    def score(self, state) -> tuple[str, str]:
+        """The scoreboard's two big numbers: levels (Guandan), points (象棋: 1½), games won."""
+        return self.engine.score(self._stored(state))
+
+    def games(self, state) -> list[dict] | None:
+        """Games in play order in the ``matches/ID.json`` form; ``None`` for Guandan, whose
+        record is the deals."""
+        return self.engine.games(self._stored(state))
+
+    def games_won(self, state) -> tuple[int, int]:
+        """Games won by home and away (xiangqi: games won outright, draws not counted)."""
+        return self.engine.games_won(self._stored(state))
+
+    def margin(self, state) -> float:
+        """Home's margin for standings: 级差 (Guandan), games (rally sports), points (象棋)."""
+        return self.engine.margin(self._stored(state))
+
+    def tie_score(self, state) -> tuple[int, int]:
+        """The score of a tie that one table decides: the table won (Guandan pairs) or the
+        games won (象棋, 羽毛球, 乒乓球)."""
+        return self.engine.tie_score(self._stored(state))
+
+    def live_score(self, tables: Iterable[tuple[Any, bool]]) -> tuple:
+        """A tie's score as it stands, from its tables' (state, confirmed): the tables
+        confirmed so far (Guandan), or the one table's score (the other sports)."""
+        return self.engine.live_score([(self._stored(s), done) for s, done in tables])
+
+    def server(self, state) -> str | None:
+        """Who serves next (``"A"``/``"B"``), when the sport has a serve and it is known."""
+        return self.engine.server(self._stored(state))
+
+    def game_winner(self, game: dict) -> str | None:
+        """``"A"``, ``"B"`` or None (a drawn chess game) of one game of :meth:`games`."""
+        return self.engine.game_winner(game)
+
+    def game_cells(self, game: dict, names: Mapping[str, str]) -> tuple[str, str]:
+        """A game's two cells on the score sheet (points, or first mover and result)."""
+        return self.engine.game_cells(game, names)
 
 
-__all__ = [
-    "DEFAULT_RULESET",
-    "KINDS",
-    "ScoringError",
-    "Scorer",
-    "format_points",
-    "kind_of",
-    "preset_choices",
-    "scorer_for",
-]
+__all__ = ["ENGINES", "KINDS", "Scorer", "kind_of", "preset_choices", "scorer_for"]

@@ -1,13 +1,15 @@
-"""Random but legal Guandan table matches, for demo data, generated events and benchmarks.
+"""Random but legal matches of every sport (Guandan tables, 象棋, badminton and table
+tennis), for demo data, generated events and benchmarks.
 
-Pure (no Django). Each deal is a random finishing order; a match that has not ended after
-``max_deals`` deals is ended by time (``time_up``), as a real table would be.
+Pure (no Django). A Guandan deal is a random finishing order; a table that has not ended
+after ``max_deals`` deals is ended by time (``time_up``), as a real table would be.
 """
 
 from __future__ import annotations
 
 import random
 
+from scoring.engines import rally, xiangqi
 from scoring.engines.guandan.play import RuleSet, apply_event, initial_state, parse_event
 
 ORDERS = [
@@ -42,8 +44,6 @@ def random_rally(rules, rng: random.Random, *, strength: float = 0.5, by_point: 
     """(events, final state) of a random but legal badminton or table-tennis match.
     ``strength`` is the home player's chance of winning a rally; ``by_point`` records
     every rally (after a drawn first server) instead of whole game scores."""
-    from scoring.engines import rally
-
     rules = rally.as_rules(rules)
     state = rally.initial_state(rules)
     events: list[dict] = []
@@ -70,8 +70,6 @@ def random_xiangqi(rules, rng: random.Random, *, strength: float = 0.5, draws: f
     """(events, final state) of a random but legal chess match: who moves first follows
     the rules (lot where they leave it free); ``strength`` is the home player's share of
     the decisive games, ``draws`` the chance of a draw."""
-    from scoring.engines import xiangqi
-
     rules = xiangqi.as_rules(rules)
     state = xiangqi.initial_state(rules)
     events: list[dict] = []

@@ -1,6 +1,6 @@
 """象棋 (xiangqi, Chinese chess) match engine: pure Python, standard library only.
 
-Implements the Anhui notice (``shared/seeds/004_fb229986580adc8b.txt``, 八.2): "中国象棋采用
+Implements the Anhui notice (八.2; see ``docs/rules.md``): "中国象棋采用
 三局二胜制，前二盘每人先手一次，第三盘猜先手，若第三盘和棋，则后手赢". A match is replayed
 from its recorded games; every function takes plain data and returns new immutable data.
 
@@ -23,8 +23,9 @@ means a third game. Generalised for a ``games``-game match: the first ``games - 
 games alternate the first move and the match ends as soon as one player's lead can no
 longer be caught in them; if they end level, the last game decides as above.
 
-Errors: :class:`scoring.engines.common.SportError` with codes ``match_over``,
-``wrong_first_move`` and ``invalid_event``.
+Errors: :class:`scoring.engines.common.EngineError` with codes ``match_over``,
+``wrong_first_move`` and ``invalid_event``. The scorer's protocol
+(:class:`scoring.engines.common.Engine`) is at the end of this module.
 """
 
 from __future__ import annotations
@@ -33,15 +34,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from scoring.engines import common
 from scoring.engines.common import (
     SIDE_ZH,
+    TEAM_OF_SIDE,
+    EngineError,
     Forfeit,
     SideValues,
-    SportError,
     bad_event,
     check_rules_dict,
     check_side,
-    describe_forfeit,
+    describe_side_forfeit,
     forfeit_to_dict,
     other,
     parse_forfeit,
@@ -95,6 +98,15 @@ class XiangqiRules:
             self.third_game_draw_goes_to in THIRD_GAME_DRAW_RULES,
             f"third_game_draw_goes_to must be one of {THIRD_GAME_DRAW_RULES}",
         )
+
+    # Not configurable: a forfeit ends the player's event (the Anhui notice: 弃权者…后面的
+    # 比赛资格就此终止), and chess is not played to a clock here.
+    forfeit_ends_event = True
+    time_limit_minutes = None
+
+    @property
+    def best_of(self) -> int:
+        return self.games
 
     @property
     def alternating_games(self) -> int:
@@ -264,7 +276,7 @@ def _play_game(state: XiangqiState, game: XiangqiGame, rules: XiangqiRules) -> X
     if 1 < number <= alternating:
         expected = other(state.games[-1].first_move)
         if game.first_move != expected:
-            raise SportError(
+            raise EngineError(
                 "wrong_first_move",
                 f"第{number}盘应由{SIDE_ZH[expected]}先手：{_turns_zh(alternating)}",
             )
@@ -291,11 +303,11 @@ def _play_game(state: XiangqiState, game: XiangqiGame, rules: XiangqiRules) -> X
 def apply_event(
     state: XiangqiState, event: Event | dict, rules: XiangqiRules | str
 ) -> XiangqiState:
-    """Apply one event; pure. Raises :class:`SportError` with ``event_index=None``."""
+    """Apply one event; pure. Raises :class:`EngineError` with ``event_index=None``."""
     rules = as_rules(rules)
     if state.match_over:
         # Checked first: nothing, however malformed, is added to a finished record.
-        raise SportError("match_over")
+        raise EngineError("match_over")
     event = coerce_event(event)
     if isinstance(event, XiangqiGame):
         return _play_game(state, event, rules)
@@ -305,13 +317,7 @@ def apply_event(
 def replay(rules: XiangqiRules | str, events: Iterable[Event | dict]) -> XiangqiState:
     """Replay a whole record. Errors carry the index of the offending event."""
     rules = as_rules(rules)
-    state = initial_state(rules)
-    for index, event in enumerate(events):
-        try:
-            state = apply_event(state, event, rules)
-        except SportError as err:
-            raise err.at(index) from None
-    return state
+    return common.replay(initial_state(rules), lambda s, e: apply_event(s, e, rules), events)
 
 
 # -------------------------------------------------------------------------- output
@@ -355,7 +361,7 @@ def describe(
         return side_name(side, names)
 
     if isinstance(event, Forfeit):
-        return describe_forfeit(event, names)
+        return describe_side_forfeit(event, names)
     number = len(after.games)
     first = f"{name(event.first_move)}先手"
     if event.winner is None:
@@ -374,6 +380,89 @@ def describe(
     return f"{text}，{total}；第{number + 1}盘猜先"
 
 
+# ------------------------------------------------------------------ the scorer's protocol
+# (scoring.engines.common.Engine): teams are "A" (home) and "B" (away); a stored state is
+# the dict state_to_dict makes.
+
+KIND = "xiangqi"
+DISCIPLINES = ("xiangqi",)
+EVENTS = frozenset({"game", "forfeit"})
+forfeit_event = common.forfeit_of_team
+after_whistle = common.nothing_after_whistle
+deduction = common.no_deduction
+winner = common.side_winner
+stored_state = public_state = state_to_dict
+
+
+def preset_choices() -> dict[str, list[tuple[str, str]]]:
+    return {"xiangqi": [(k, r.name) for k, r in PRESETS.items()]}
+
+
+def rules_for(discipline: str, ruleset: str, config: Mapping) -> XiangqiRules:
+    if config:
+        return XiangqiRules.from_dict(config)
+    return get_rules(ruleset or ANHUI_2021_XIANGQI.id)
+
+
+def describe_event(before, event, after, rules, names: Mapping[str, str]) -> str:
+    return describe(before, event, after, rules, names=common.side_names(names))
+
+
+def format_points(value) -> str:
+    """A score for people: 1.0 → "1", 1.5 → "1½", 0.5 → "½" (chess points)."""
+    whole = int(value)
+    if value - whole >= 0.5:
+        return f"{whole}½" if whole else "½"
+    return str(whole)
+
+
+def started(stored: dict) -> bool:
+    return bool(stored.get("games"))
+
+
+def score(stored: dict) -> tuple[str, str]:
+    points = stored.get("points") or {}
+    return format_points(points.get("home", 0)), format_points(points.get("away", 0))
+
+
+def games(stored: dict) -> list[dict]:
+    return list(stored.get("games", []))
+
+
+def games_won(stored: dict) -> tuple[int, int]:
+    """Games won outright (draws not counted)."""
+    results = [g["result"] for g in stored.get("games", [])]
+    return results.count("home"), results.count("away")
+
+
+def margin(stored: dict) -> float:
+    points = stored.get("points") or {}
+    return float(points.get("home", 0) - points.get("away", 0))
+
+
+def tie_score(stored: dict) -> tuple[int, int]:
+    return games_won(stored)
+
+
+def live_score(tables: list[tuple[dict, bool]]) -> tuple:
+    return score(tables[0][0]) if tables else (0, 0)
+
+
+def server(stored: dict) -> None:
+    return None
+
+
+def game_winner(game: dict) -> str | None:
+    return TEAM_OF_SIDE.get(game["result"])
+
+
+def game_cells(game: dict, names: Mapping[str, str]) -> tuple[str, str]:
+    """The score sheet's two cells of a game: who moved first, and the result."""
+    result = game["result"]
+    first = names[TEAM_OF_SIDE[game["first_move"]]]
+    return first, "和棋" if result == "draw" else f"{names[TEAM_OF_SIDE[result]]}胜"
+
+
 __all__ = [
     "ANHUI_2021_XIANGQI",
     "PRESETS",
@@ -381,8 +470,8 @@ __all__ = [
     "THIRD_GAME_DRAW_RULES",
     "Event",
     "Forfeit",
+    "EngineError",
     "SideValues",
-    "SportError",
     "XiangqiGame",
     "XiangqiRules",
     "XiangqiState",

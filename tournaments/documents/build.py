@@ -13,7 +13,7 @@ import segno
 from django.urls import reverse
 from django.utils import timezone
 
-from scoring.engines.common import FORFEIT_REASONS
+from scoring.engines.common import TEAM_OF_SIDE, forfeit_label
 from tournaments.draw.read import Bracket, load_bracket
 from tournaments.draw.sheet import draw_sheet
 from tournaments.models import Entry, Event, Stage, Tournament
@@ -186,7 +186,6 @@ class SheetRow:
 def scoresheet_context(event: Event, request, *, round_number: int | None = None) -> dict:
     """One sheet per table of the chosen round (default: every round with open tables),
     filled in with what is already recorded."""
-    from scoring.engines.guandan.play import apply_event, initial_state, parse_event
     from scoring.models import TableMatch
     from scoring.selectors import pair_name
 
@@ -213,19 +212,18 @@ def scoresheet_context(event: Event, request, *, round_number: int | None = None
     places = {2: "二游", 3: "三游", 4: "末游"}
     sheets = []
     for table in tables:
-        if not engine.is_guandan:
+        if engine.records("game"):  # chess and the ball games: a sheet of games, not deals
             sheets.append(_game_sheet(engine, event, table, request, position=len(sheets) + 1))
             continue
         rows, penalties = [], []
-        state = initial_state(rules)
+        state = engine.initial()
         deal = 0
         names = {"A": pair_name(table.home_pair), "B": pair_name(table.away_pair)}
         for item in sorted(table.events.all(), key=lambda e: e.seq):
             if item.undone_at is not None:
                 continue
-            event_obj = parse_event(item.payload)
-            state = apply_event(state, event_obj, rules)
-            levels = f"{state_label(state, 'A')} / {state_label(state, 'B')}"
+            state = engine.apply(state, engine.parse(item.payload))
+            levels = " / ".join(engine.score(state))
             if "order" in item.payload:
                 deal += 1
                 order = item.payload["order"]
@@ -291,8 +289,8 @@ def _game_sheet(engine, event: Event, table, request, *, position: int) -> dict:
     the match can take), filled in with the games recorded so far."""
     match = table.match
     names = {
-        "home": match.home.name if match.home_id else "",
-        "away": match.away.name if match.away_id else "",
+        "A": match.home.name if match.home_id else "",
+        "B": match.away.name if match.away_id else "",
     }
     payloads = [
         e.payload for e in sorted(table.events.all(), key=lambda e: e.seq) if not e.undone_at
@@ -300,48 +298,29 @@ def _game_sheet(engine, event: Event, table, request, *, position: int) -> dict:
     state = engine.replay(payloads)
     rows, notes = [], []
     for number, game in enumerate(engine.games(state) or [], start=1):
-        if engine.kind == "rally":
-            winner = "home" if game["home"] > game["away"] else "away"
-            rows.append(GameRow(number, str(game["home"]), str(game["away"]), names[winner], ""))
-        else:
-            result = game["result"]
-            rows.append(
-                GameRow(
-                    number,
-                    names[game["first_move"]],
-                    "和棋" if result == "draw" else f"{names[result]}胜",
-                    names.get(result, ""),
-                    "",
-                )
-            )
+        left, right = engine.game_cells(game, names)
+        rows.append(GameRow(number, left, right, names.get(engine.game_winner(game), ""), ""))
     for payload in payloads:
         if "forfeit" in payload:
-            side = payload["forfeit"].get("side", "")
-            reason = FORFEIT_REASONS.get(payload["forfeit"].get("reason", ""), "")
-            notes.append(f"{names.get(side, '')}：弃权" + (f"（{reason}）" if reason else ""))
+            team = TEAM_OF_SIDE.get(payload["forfeit"].get("side", ""))
+            reason = forfeit_label(payload["forfeit"].get("reason", ""), unknown="")
+            notes.append(f"{names.get(team, '')}：弃权" + (f"（{reason}）" if reason else ""))
     url = request.build_absolute_uri(
         reverse("scoring-table", args=[event.tournament.slug, event.slug, table.pk])
     )
-    winner = {"A": names["home"], "B": names["away"]}.get(table.winner, "")
     return {
         "position": position,
         "table": table,
         "match": match,
-        "home": names["home"],
-        "away": names["away"],
+        "home": names["A"],
+        "away": names["B"],
         "games": rows,
         "blank_games": range(len(rows) + 1, engine.best_of + 1),
         "penalties": notes,
         "qr": QRCode(url),
         "url": url,
-        "winner": winner,
+        "winner": names.get(table.winner, ""),
     }
-
-
-def state_label(state, team: str) -> str:
-    from scoring.engines.guandan.play import level_label
-
-    return level_label(state.levels[team])
 
 
 def _penalty_text(body: dict) -> str:

@@ -11,7 +11,6 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
-from scoring.engines.scorer import format_points
 from scoring.selectors import tables_by_match
 from tournaments.access import public_event
 from tournaments.draw.read import current_round, load_bracket
@@ -39,28 +38,20 @@ def screen_slides(event: Event) -> tuple[list[dict], object]:
     now = current_round(bracket)
     slides: list[dict] = []
     if now is not None:
+        engine = event.scorer()
         playable = [m for m in now.matches if m.status != Match.Status.BYE]
         tables = tables_by_match(playable)
         for m in playable:
             m.table_list = tables.get(m.pk, [])
-            # The tie's score as it stands: tables confirmed so far (a decided tie has its own).
-            confirmed = [t.winner for t in m.table_list if t.status == "confirmed"]
             if m.is_decided:
                 m.live_home, m.live_away = m.home_score, m.away_score
-            elif not event.is_guandan and m.table_list:
-                # Chess and the ball games: the games won so far (chess: points).
-                state = m.table_list[0].state
-                won = state.get("points") or state.get("games_won") or {}
-                m.live_home = format_points(won.get("home", 0))
-                m.live_away = format_points(won.get("away", 0))
             else:
-                m.live_home, m.live_away = confirmed.count("A"), confirmed.count("B")
-            m.tables_started = any(
-                t.state.get("deals_total")
-                or t.state.get("games")
-                or t.state.get("game_in_progress")
-                for t in m.table_list
-            )
+                # As it stands: the tables confirmed so far (guandan), or the one table's
+                # games won (chess: points).
+                m.live_home, m.live_away = engine.live_score(
+                    (t.state, t.status == "confirmed") for t in m.table_list
+                )
+            m.tables_started = any(engine.started(t.state) for t in m.table_list)
         pages = _chunks(playable, TIES_PER_SLIDE)
         for number, page in enumerate(pages, start=1):
             slides.append(

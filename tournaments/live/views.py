@@ -107,7 +107,7 @@ def match_json_view(
         round={"number": match.round.number, "name": match.round.name},
         tables=tables,
     )
-    if not event.is_guandan:
+    if event.scorer().records("game"):
         # Chess and the ball games: the games in play order (one table per match).
         data["games"] = tables[0]["games"] if tables else []
     return JsonResponse(data, json_dumps_params={"ensure_ascii": False})

@@ -364,7 +364,7 @@ def play_demo(*, seed: int = 2014, only: str | None = None) -> int:
 
     from django.contrib.auth import get_user_model
 
-    from scoring import services
+    from scoring.services import tables as services
     from tournaments.models import Match
 
     rng = random.Random(seed)

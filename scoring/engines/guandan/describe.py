@@ -1,13 +1,15 @@
-"""Chinese one-line descriptions of scoring events for the referee's screen.
+"""Chinese one-line descriptions of Guandan events for the referee's screen.
 
 Pure Python, no Django. Terms (上游, 打A, 双下, 突然死亡法 ...) are defined in
-:mod:`scoring.engines.guandan.play`; use :func:`scoring.engines.guandan.play.describe`, which calls this module.
+:mod:`scoring.engines.guandan.play`; this module builds on it, and play never imports this
+one (the scorer calls :func:`describe_event` through :mod:`scoring.engines.guandan.engine`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from scoring.engines.common import describe_forfeit
 from scoring.engines.guandan.play import (
     ACE,
     Deal,
@@ -22,12 +24,6 @@ from scoring.engines.guandan.play import (
 )
 
 _PLACES = {2: "二游", 3: "三游", 4: "末游"}
-# Reason codes used in the vectors and by the referee pages; others are shown verbatim.
-_FORFEIT_REASONS = {
-    "late_over_10_min": "迟到十分钟以上",
-    "stoppage_over_5_min": "中断比赛超过5分钟",
-    "withdrawn": "弃权",
-}
 
 
 def describe_event(
@@ -37,6 +33,8 @@ def describe_event(
     rs: RuleSet,
     names: Mapping[str, str] | None = None,
 ) -> str:
+    """What ``event`` did between ``before`` and ``after``; ``names`` by team letter."""
+
     def name(team: str) -> str:
         return (names or {}).get(team) or f"{team}队"
 
@@ -46,9 +44,7 @@ def describe_event(
         return _describe_penalty(before, event, after, rs, name)
     if isinstance(event, TimeUp):
         return _describe_time_up(after, name)
-    text = f"{name(event.team)}弃权，{name(other(event.team))}获胜"
-    reason = _FORFEIT_REASONS.get(event.reason, event.reason)
-    return text + (f"（{reason}）" if reason else "")
+    return describe_forfeit(name(event.team), name(other(event.team)), event.reason)
 
 
 def _match_end(after: MatchState, rs: RuleSet, name) -> str:

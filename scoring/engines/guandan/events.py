@@ -2,7 +2,8 @@
 
 Pure Python, standard library only. A deal (副) is recorded as the team letters in
 finishing order 上游, 二游, 三游, 末游 (1st..4th to empty their hand). The JSON form is the
-one of ``shared/docs/guandan-vectors.json``; what counts as malformed is spec section 14.
+one of the public examples (``scoring/engines/tests/data/guandan-vectors.json``); what
+counts as malformed is in ``docs/rules.md``.
 """
 
 from __future__ import annotations
@@ -10,61 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from scoring.engines.common import EngineError, bad_event, forfeit_code
 from scoring.engines.guandan.rules import TEAMS
 
 PENALTY_KINDS = ("levels", "back_to_2", "disqualify")
 
 
-# --------------------------------------------------------------------------- errors
-
-_MESSAGES = {
-    "invalid_order": "每副牌的名次必须是两名A队、两名B队",
-    "match_over": "本场比赛已经结束，不能再录入",
-    "time_already_up": "已经宣布过时间到，不能再次宣布",
-    "no_deal_to_decide": "还没有录入任何一副牌，无法按级数判定胜负；请先录入最后一副牌",
-    "invalid_event": "无法识别的记录",
-}
-
-
-class GuandanError(Exception):
-    """Input a referee can fix: a bad deal, an event after the match ended, ...
-
-    ``code`` is stable and machine-readable; ``message`` is a short Chinese sentence for
-    the referee; ``event_index`` is set by :func:`replay` (``None`` from apply_event).
-    """
-
-    def __init__(self, code: str, message: str | None = None, event_index: int | None = None):
-        if code not in _MESSAGES:
-            raise ValueError(f"unknown GuandanError code {code!r}")
-        self.code = code
-        self.message = message or _MESSAGES[code]
-        self.event_index = event_index
-        super().__init__(self.message)
-
-    def __str__(self) -> str:
-        return self.message
-
-    def __reduce__(self):
-        return (type(self), (self.code, self.message, self.event_index))
-
-    def as_dict(self) -> dict:
-        return {"error": self.code, "event_index": self.event_index}
-
-    def at(self, event_index: int) -> GuandanError:
-        """A copy of this error located at ``event_index``."""
-        return GuandanError(self.code, self.message, event_index)
-
-
 # --------------------------------------------------------------------------- events
-
-
-def _bad_event(message: str) -> GuandanError:
-    return GuandanError("invalid_event", f"无法识别的记录：{message}")
 
 
 def _check_team(team: Any, what: str) -> None:
     if team not in TEAMS or not isinstance(team, str):
-        raise _bad_event(f"{what}必须指明A队或B队")
+        raise bad_event(f"{what}必须指明A队或B队")
 
 
 @dataclass(frozen=True)
@@ -80,17 +38,17 @@ class Deal:
 
     def __post_init__(self) -> None:
         if not isinstance(self.order, (list, tuple)):
-            raise GuandanError("invalid_order")
+            raise EngineError("invalid_order")
         order = tuple(self.order)
         if (
             len(order) != 4
             or any(t not in TEAMS or not isinstance(t, str) for t in order)
             or order.count("A") != 2
         ):
-            raise GuandanError("invalid_order")
+            raise EngineError("invalid_order")
         object.__setattr__(self, "order", order)
         if self.seats is not None:
-            bad_seats = GuandanError(
+            bad_seats = EngineError(
                 "invalid_order", "座位号必须是1-4各一次，且1、3号为A队，2、4号为B队，与名次一致"
             )
             if not isinstance(self.seats, (list, tuple)):
@@ -116,9 +74,9 @@ class Deal:
 
 @dataclass(frozen=True)
 class Penalty:
-    """A referee's penalty, applied between deals (spec 8).
+    """A referee's penalty, applied between deals (docs/rules.md, "Penalties").
 
-    kind ``levels`` deducts ``levels`` (a whole number >= 1, required: spec 14 makes the
+    kind ``levels`` deducts ``levels`` (a whole number >= 1, required: docs/rules.md makes the
     size the referee's decision; the page offers the rule set's default) down to 2;
     ``back_to_2`` sends the team to 2; ``disqualify`` ends the match against it.
     """
@@ -131,12 +89,12 @@ class Penalty:
     def __post_init__(self) -> None:
         _check_team(self.team, "处罚")
         if self.kind not in PENALTY_KINDS:
-            raise _bad_event("处罚类型只能是扣级、回到2或取消比赛资格")
+            raise bad_event("处罚类型只能是扣级、回到2或取消比赛资格")
         lv = self.levels
         if self.kind == "levels" and lv is None:
-            raise _bad_event("扣级必须写明扣几级")
+            raise bad_event("扣级必须写明扣几级")
         if lv is not None and (isinstance(lv, bool) or not isinstance(lv, int) or lv < 1):
-            raise _bad_event("扣级数必须是不小于1的整数")
+            raise bad_event("扣级数必须是不小于1的整数")
         if not isinstance(self.reason, str):
             object.__setattr__(self, "reason", str(self.reason))
 
@@ -165,33 +123,33 @@ _EVENT_KEYS = ("order", "penalty", "time_up", "forfeit")
 
 
 def parse_event(obj: Any) -> Event:
-    """Build an event from the vectors' JSON form (spec 13, malformed inputs per 14).
+    """Build an event from the public examples' JSON form (malformed inputs: docs/rules.md).
 
-    Keys other than the four event keys are ignored (spec 14 lists exactly what is
+    Keys other than the four event keys are ignored (docs/rules.md lists exactly what is
     malformed), except that ``seats`` beside ``order`` is read and validated.
     """
     if not isinstance(obj, dict):
-        raise _bad_event("每条记录必须是一个对象")
+        raise bad_event("每条记录必须是一个对象")
     keys = [k for k in _EVENT_KEYS if k in obj]
     if len(keys) != 1:
-        raise _bad_event("每条记录必须且只能是一副牌、一次处罚、时间到或弃权之一")
+        raise bad_event("每条记录必须且只能是一副牌、一次处罚、时间到或弃权之一")
     key = keys[0]
     if key == "order":
         return Deal(obj["order"], obj.get("seats"))
     if key == "time_up":
         if obj["time_up"] is not True:
-            raise _bad_event("time_up 必须为 true")
+            raise bad_event("time_up 必须为 true")
         return TimeUp()
     body = obj[key]
     if not isinstance(body, dict):
-        raise _bad_event("处罚或弃权的内容必须是一个对象")
+        raise bad_event("处罚或弃权的内容必须是一个对象")
     _check_team(body.get("team"), "处罚" if key == "penalty" else "弃权")
     reason = body.get("reason") or ""
     if key == "forfeit":
-        return Forfeit(body["team"], reason)
+        return Forfeit(body["team"], forfeit_code(reason) if isinstance(reason, str) else reason)
     levels = body.get("levels")
     if "levels" in body and levels is None:  # an explicit null is not a whole number
-        raise _bad_event("扣级数必须是不小于1的整数")
+        raise bad_event("扣级数必须是不小于1的整数")
     return Penalty(body["team"], body.get("kind", "levels"), levels, reason)
 
 

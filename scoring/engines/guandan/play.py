@@ -20,13 +20,14 @@ Terms used in names and messages:
 * 突然死亡法 (sudden death) - anhui2021 after the time limit: the unfinished game is
   discarded and each further deal is a whole game at level A won by its 上游.
 
-Two kinds of error: :class:`GuandanError` is the only exception for input a referee can
-fix; anything else (``ValueError`` for a bad rule-set config, ``TypeError``...) is a bug
-in the caller.
+Two kinds of error: :class:`scoring.engines.common.EngineError` is the only exception for
+input a referee can fix; anything else (``ValueError`` for a bad rule-set config,
+``TypeError``...) is a bug in the caller.
 
-Layout: rule sets live in :mod:`scoring.engines.guandan.rules`, events and their JSON form in
-:mod:`scoring.engines.guandan.events`, referee-screen sentences in :mod:`scoring.engines.guandan.describe`; everything
-public is re-exported here, so callers import from ``scoring.engines.guandan.play`` only.
+Layout: rule sets live in :mod:`scoring.engines.guandan.rules`, events and their JSON form
+in :mod:`scoring.engines.guandan.events` (both re-exported here), play in this module, the
+referee screen's sentences in :mod:`scoring.engines.guandan.describe` (built on this one),
+and :mod:`scoring.engines.guandan.engine` puts them behind the scorer's protocol.
 """
 
 from __future__ import annotations
@@ -34,11 +35,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from scoring.engines import common
+from scoring.engines.common import EngineError
 from scoring.engines.guandan.events import (
     Deal,
     Event,
     Forfeit,
-    GuandanError,
     Penalty,
     TimeUp,
     coerce_event,
@@ -97,7 +99,7 @@ class GameResult:
 
 @dataclass(frozen=True)
 class MatchState:
-    """The state of one table match (场) after some events (spec 3)."""
+    """The state of one table match (场) after some events."""
 
     levels: TeamValues = field(default_factory=lambda: TeamValues(LOWEST, LOWEST))
     declarer: str | None = None
@@ -130,8 +132,8 @@ def initial_state(ruleset: RuleSet | str) -> MatchState:
 
 
 def _end_match(state: MatchState, winner: str | None, decided_by: str, **changes) -> MatchState:
-    # Spec 14: every way a match ends clears the declarer; levels and counters keep the
-    # values of the moment it ended.
+    # docs/rules.md, "After the end": every way a match ends clears the declarer; levels
+    # and counters keep the values of the moment it ended.
     return replace(
         state, match_over=True, winner=winner, decided_by=decided_by, declarer=None, **changes
     )
@@ -145,12 +147,13 @@ def _finish_game(state: MatchState, winner: str, how: str, rs: RuleSet) -> Match
         completed_games=state.completed_games + (GameResult(winner, how),),
     )
     if games[winner] >= rs.games_to_win:
-        # Spec 14: a one-game match won at A is 'passed_A'; otherwise the match is won on
-        # games (also when the deciding game was a sudden-death game).
+        # docs/rules.md, "After the end": a one-game match won at A is 'passed_A';
+        # otherwise the match is won on games (also when the deciding game was a
+        # sudden-death game).
         decided = "passed_A" if rs.games_to_win == 1 and how == "passed_A" else "games"
         return _end_match(state, winner, decided)
-    # A new game: both at 2, no declarer, counters cleared (spec 5, A14). In sudden death
-    # every game is played at A (spec 7.2).
+    # A new game: both at 2, no declarer, counters cleared (docs/rules.md, "A game won").
+    # In sudden death every game is played at A ("Time up", sudden_death).
     start = ACE if state.sudden_death else LOWEST
     return replace(
         state,
@@ -192,12 +195,13 @@ def _play_deal(state: MatchState, deal: Deal, rs: RuleSet) -> tuple[MatchState, 
     )
 
     if state.sudden_death:
-        # Spec 7.2: one deal = one game, won by 上游 whatever the partner's place.
+        # docs/rules.md, "Time up" (sudden_death): one deal = one game, won by 上游 whatever
+        # the partner's place.
         outcome = replace(outcome, game_won="sudden_death")
         return _finish_game(state, top, "sudden_death", rs), outcome
 
-    own_attempt = declarer is not None and levels[declarer] == ACE  # 打A (spec 4.3, A5)
-    # Passing A (spec 5, A3, A4): at A, 上游, partner in an allowed place, and - strict
+    own_attempt = declarer is not None and levels[declarer] == ACE  # 打A at its own level
+    # docs/rules.md, "Passing A": at A, 上游, partner in an allowed place, and - strict
     # rule - playing the team's own A as declarer.
     if (
         levels[top] == ACE
@@ -211,12 +215,14 @@ def _play_deal(state: MatchState, deal: Deal, rs: RuleSet) -> tuple[MatchState, 
     failed: list[str] = []
     if rs.a_fail_limit is not None:
         if rs.a_fail_counting == "any_lost_deal_at_a":
-            # S9 variant: every deal lost while at A, plus own-A deals won badly (1-4).
+            # every deal lost while at A, plus own-A deals won badly (1-4): docs/rules.md,
+            # the custom rule set's a_fail_counting.
             failed = [t for t in TEAMS if levels[t] == ACE and t != top]
             if own_attempt and declarer == top:
                 failed.append(top)
         elif own_attempt:
-            # Any own-A deal that did not pass A is a failed attempt (A5).
+            # Any own-A deal that did not pass A is a failed attempt (docs/rules.md, "A
+            # failed attempt").
             failed = [declarer]
         if rs.a_fail_counting == "own_a_consecutive" and not (own_attempt and declarer == top):
             # Taking 上游 outside an own-A attempt breaks the team's failure streak.
@@ -232,8 +238,9 @@ def _play_deal(state: MatchState, deal: Deal, rs: RuleSet) -> tuple[MatchState, 
             new_levels[team] = rs.a_fail_reset_to
             failures[team] = 0
     if top not in failed:
-        # Promotion is capped at A: A must be played, never skipped (A8). A team that just
-        # failed at its own A gets no promotion, not even after a reset (A7).
+        # Promotion is capped at A: A must be played, never skipped. A team that just
+        # failed at its own A gets no promotion, not even after a reset (docs/rules.md,
+        # "A deal" and "A failed attempt").
         new_levels[top] = min(ACE, levels[top] + gain)
 
     outcome = replace(outcome, top_after=new_levels[top], failures=tuple(counted))
@@ -241,7 +248,7 @@ def _play_deal(state: MatchState, deal: Deal, rs: RuleSet) -> tuple[MatchState, 
         state,
         levels=TeamValues(new_levels["A"], new_levels["B"]),
         a_failures=TeamValues(failures["A"], failures["B"]),
-        declarer=top,  # A2: 上游's team declares the next deal
+        declarer=top,  # 上游's team declares the next deal (docs/rules.md, "A deal")
     )
     return state, outcome
 
@@ -250,24 +257,27 @@ def _apply_penalty(state: MatchState, p: Penalty, rs: RuleSet) -> MatchState:
     if p.kind == "disqualify":
         return _end_match(state, other(p.team), "disqualification")
     if state.sudden_death:
-        # A13: the level card is fixed at A in sudden death; a deduction changes nothing.
+        # The level card is fixed at A in sudden death; a deduction changes nothing
+        # (docs/rules.md, "Penalties").
         return state
     old = state.levels[p.team]
     new = LOWEST if p.kind == "back_to_2" else max(LOWEST, old - p.levels)
     failures = state.a_failures
     if new < ACE:
-        # A11: a team that drops below A starts a fresh count when it is back at A.
+        # A team that drops below A starts a fresh count when it is back at A.
         failures = failures.with_value(p.team, 0)
-    # Spec 8: penalties never change the declarer, even when it is the penalised team.
+    # docs/rules.md, "Penalties": a deduction never changes the declarer, even when it is
+    # the penalised team.
     return replace(state, levels=state.levels.with_value(p.team, new), a_failures=failures)
 
 
 def _apply_time_up(state: MatchState, rs: RuleSet) -> MatchState:
     if state.time_up:
-        raise GuandanError("time_already_up")
+        raise EngineError("time_already_up")
     if rs.time_rule == "sudden_death":
-        # Spec 7.2, A10: the whistle discards the unfinished game (levels, declarer and
-        # counters); completed games stay; every further deal is a game at A.
+        # docs/rules.md, "Time up" (sudden_death): the whistle discards the unfinished game
+        # (levels, declarer and counters); completed games stay; every further deal is a
+        # game at A.
         return replace(
             state,
             time_up=True,
@@ -279,26 +289,28 @@ def _apply_time_up(state: MatchState, rs: RuleSet) -> MatchState:
         )
     a, b = state.levels["A"], state.levels["B"]
     if rs.time_rule == "levels_then_last_top" and state.deals_in_game == 0:
-        # Spec 7.1/14: the tie-break needs the final deal's 上游. A draw-allowed rule
-        # needs no tie-break, so there a time-up before any deal is a 2-2 draw.
-        raise GuandanError("no_deal_to_decide")
+        # docs/rules.md, "Time up": the tie-break needs the final deal's 上游. A
+        # draw-allowed rule needs no tie-break, so there a time-up before any deal is a
+        # 2-2 draw.
+        raise EngineError("no_deal_to_decide")
     state = replace(state, time_up=True)
     if a != b:
         return _end_match(state, "A" if a > b else "B", "time_levels")
     if rs.time_rule == "levels_then_last_top":
-        # A9: equal levels -> the final deal's 上游, even if it was penalised afterwards.
+        # Equal levels -> the final deal's 上游, even if it was penalised afterwards
+        # (docs/rules.md, "Choices the code makes": Nantong time up).
         return _end_match(state, state.last_top, "time_last_deal_top")
     return _end_match(state, None, "time_draw")
 
 
 def apply_event(state: MatchState, event: Event | dict, ruleset: RuleSet | str) -> MatchState:
-    """Apply one event; pure. Raises :class:`GuandanError` with ``event_index=None``."""
+    """Apply one event; pure. Raises :class:`EngineError` with ``event_index=None``."""
     rs = as_ruleset(ruleset)
     if state.match_over:
-        # Spec 14/A18: checked before any other validation - even a malformed event
+        # docs/rules.md, "After the end": checked before any other validation - even a malformed event
         # after the end is answered 'match_over' (nothing can be added to a finished
         # record, whatever it is).
-        raise GuandanError("match_over")
+        raise EngineError("match_over")
     event = coerce_event(event)
     if isinstance(event, Deal):
         return _play_deal(state, event, rs)[0]
@@ -312,13 +324,9 @@ def apply_event(state: MatchState, event: Event | dict, ruleset: RuleSet | str) 
 def replay(ruleset: RuleSet | str, events: Iterable[Event | dict]) -> MatchState:
     """Replay a whole record. Errors carry the index of the offending event."""
     rs = as_ruleset(ruleset)
-    state = initial_state(rs)
-    for index, event in enumerate(events):
-        try:
-            state = apply_event(state, event, rs)
-        except GuandanError as err:
-            raise err.at(index) from None
-    return state
+    return common.replay(
+        initial_state(rs), lambda state, event: apply_event(state, event, rs), events
+    )
 
 
 # -------------------------------------------------------------------------- output
@@ -329,7 +337,8 @@ def _team_dict(values: TeamValues) -> dict:
 
 
 def state_to_dict(state: MatchState, ruleset: RuleSet | str) -> dict:
-    """The state exactly in the vectors' ``expected`` format (spec 13, 14)."""
+    """The state exactly in the public examples' ``expected`` format
+    (``scoring/engines/tests/data/guandan-vectors.json``)."""
     rs = as_ruleset(ruleset)
     d = {
         "levels": {t: level_label(state.levels[t]) for t in TEAMS},
@@ -364,21 +373,8 @@ def state_to_full_dict(state: MatchState, ruleset: RuleSet | str) -> dict:
 def deal_outcome(state: MatchState, deal: Deal, ruleset: RuleSet | str) -> DealOutcome:
     """What ``deal`` does when played from ``state`` (the match must not be over)."""
     if state.match_over:
-        raise GuandanError("match_over")
+        raise EngineError("match_over")
     return _play_deal(state, deal, as_ruleset(ruleset))[1]
-
-
-def describe(
-    before: MatchState,
-    event: Event,
-    after: MatchState,
-    ruleset: RuleSet | str,
-    names: Mapping[str, str] | None = None,
-) -> str:
-    """Short Chinese description of what ``event`` did, for the referee's screen."""
-    from scoring.engines.guandan.describe import describe_event  # describe.py builds on this module
-
-    return describe_event(before, coerce_event(event), after, as_ruleset(ruleset), names)
 
 
 # -------------------------------------------------------------------------- team tie
@@ -393,7 +389,8 @@ class TieResult:
 
 
 def decide_tie(table_winners: Sequence[str | None], tables: int = 3) -> TieResult:
-    """Team tie (团体, spec 6.1/A1/A17): pairs play ``tables`` table matches at once; the
+    """Team tie (团体, docs/rules.md, the seed rule sets: Nantong): pairs play ``tables``
+    table matches at once; the
     team with a majority of table wins takes the tie, as soon as it has it. A forfeited
     table is simply a table won by the other side. Unfinished tables are ``None``."""
     if isinstance(tables, bool) or not isinstance(tables, int) or tables < 1 or tables % 2 == 0:
@@ -420,10 +417,10 @@ __all__ = [
     "TEAMS",
     "Deal",
     "DealOutcome",
+    "EngineError",
     "Event",
     "Forfeit",
     "GameResult",
-    "GuandanError",
     "MatchState",
     "Penalty",
     "RuleSet",
@@ -435,7 +432,6 @@ __all__ = [
     "coerce_event",
     "deal_outcome",
     "decide_tie",
-    "describe",
     "event_to_dict",
     "get_ruleset",
     "initial_state",

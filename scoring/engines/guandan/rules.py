@@ -27,6 +27,15 @@ def level_label(level: int) -> str:
     return _LABELS.get(level, str(level))
 
 
+# The level of each display form ("2" → 2 … "A" → 14): how a stored state is read back.
+LEVELS = {level_label(level): level for level in range(LOWEST, ACE + 1)}
+
+
+def level_value(label: str | None) -> int:
+    """The level of a display form (:func:`level_label`'s inverse); 2 for anything else."""
+    return LEVELS.get(label, LOWEST)
+
+
 def other(team: str) -> str:
     return "B" if team == "A" else "A"
 
@@ -36,18 +45,19 @@ def other(team: str) -> str:
 
 @dataclass(frozen=True)
 class RuleSet:
-    """Immutable scoring configuration; every section-12 variant is a field.
+    """Immutable scoring configuration; every choice of a custom rule set (docs/rules.md) is
+    a field.
 
     ``a_fail_counting`` (only used when ``a_fail_limit`` is set):
 
     * ``own_a_cumulative`` - a failed attempt at the team's own A counts; the count is
-      kept for the whole game (spec A5/A6).
+      kept for the whole game.
     * ``own_a_consecutive`` - as above, but the streak is broken (count back to 0) as
       soon as the team takes 上游 in a deal that is not its own A attempt, i.e. it
       "wins a deal in between". Every own-A deal either passes A or fails, and a team
       that lost the declaration can only regain it by taking 上游 at the opponents'
       level, so this is the one reading of "consecutive" that differs from cumulative.
-    * ``any_lost_deal_at_a`` - (S9) a team at level A counts a failure in every deal
+    * ``any_lost_deal_at_a`` - a team at level A counts a failure in every deal
       the opponents take 上游, declarer or not, plus its own A deals where it took
       上游 but the partner's place is not a winning one (e.g. 末游).
 
@@ -121,8 +131,8 @@ class RuleSet:
             "time_limit_minutes must be None or a whole number >= 1",
         )
         need(self.time_rule in TIME_RULES, f"time_rule must be one of {TIME_RULES}")
-        # Comparing levels at time-up is only defined inside one game (spec 7.1, 10); with
-        # several games to win only sudden death (7.2) says what happens.
+        # Comparing levels at time-up is only defined inside one game; with several games
+        # to win only sudden death says what happens (docs/rules.md, "Time up").
         need(
             self.time_rule == "sudden_death" or self.games_to_win == 1,
             f"time_rule {self.time_rule!r} compares levels, so games_to_win must be 1",
@@ -134,8 +144,13 @@ class RuleSet:
         need(isinstance(self.forfeit_ends_event, bool), "forfeit_ends_event must be a bool")
 
     @property
+    def best_of(self) -> int:
+        """How many games a match can take at most."""
+        return 2 * self.games_to_win - 1
+
+    @property
     def shows_a_failures(self) -> bool:
-        """Whether states carry a_failures/sudden_death (spec 14 'Output keys')."""
+        """Whether states carry a_failures/sudden_death (docs/rules.md, the custom rule set)."""
         return self.a_fail_limit is not None or self.time_rule == "sudden_death"
 
     def to_dict(self) -> dict:
@@ -212,7 +227,7 @@ NANTONG_2014 = RuleSet(
     promotion=(3, 2, 1),
     time_limit_minutes=60,
     time_rule="levels_then_last_top",
-    default_penalty_levels=2,  # A15: the notice fixes no amount; the referee page defaults to 2
+    default_penalty_levels=2,  # the notice fixes no amount; the referee page defaults to 2
 )
 ANHUI_2021 = RuleSet(
     id="anhui2021",

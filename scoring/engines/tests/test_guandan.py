@@ -24,20 +24,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from scoring.engines.common import EngineError
+from scoring.engines.guandan.describe import describe_event
 from scoring.engines.guandan.play import (
     ANHUI_2021,
     NANTONG_2014,
     PRESETS,
     Deal,
     Forfeit,
-    GuandanError,
     MatchState,
     Penalty,
     RuleSet,
     TimeUp,
     apply_event,
     decide_tie,
-    describe,
     event_to_dict,
     get_ruleset,
     initial_state,
@@ -52,7 +52,7 @@ from scoring.engines.guandan.play import (
 VECTORS_PATH = Path(__file__).resolve().parent / "data" / "guandan-vectors.json"
 NT, AH = "nantong2014", "anhui2021"
 
-# Custom variants of spec section 12 used across the tests.
+# Custom rule sets (docs/rules.md, the custom rule set) used across the tests.
 LENIENT_NT = replace(NANTONG_2014, id="lenient-nt", a_win_requires_declarer=False)
 LENIENT_AH = replace(ANHUI_2021, id="lenient-ah", a_win_requires_declarer=False)
 RESET_TO_K = replace(ANHUI_2021, id="reset-k", a_fail_reset_to=13)
@@ -145,7 +145,7 @@ def test_it_reproduces_every_key_of_each_public_vector(vector):
     expected = vector["expected"]
     try:
         got = state_to_dict(replay(ruleset, vector["deals"]), ruleset)
-    except GuandanError as err:
+    except EngineError as err:
         got = err.as_dict()
     assert {k: got.get(k, "<missing>") for k in expected} == expected
     assert set(got) == set(expected), "state_to_dict must emit exactly the vector keys"
@@ -367,7 +367,7 @@ ERROR_CASES = [
     [pytest.param(r, e, c, i, id=n) for n, r, e, c, i in ERROR_CASES],
 )
 def test_it_rejects_with_code_and_index(ruleset, events, code, index):
-    with pytest.raises(GuandanError) as info:
+    with pytest.raises(EngineError) as info:
         replay(ruleset, [ev(e) if isinstance(e, str) else e for e in events])
     assert info.value.as_dict() == {"error": code, "event_index": index}
     assert str(info.value)  # a message for the referee
@@ -407,10 +407,10 @@ MALFORMED_EVENTS = [
 
 @pytest.mark.parametrize("obj", [pytest.param(o, id=i) for i, o in MALFORMED_EVENTS])
 def test_it_rejects_malformed_events_as_invalid_event(obj):
-    with pytest.raises(GuandanError) as info:
+    with pytest.raises(EngineError) as info:
         parse_event(obj)
     assert info.value.code == "invalid_event"
-    with pytest.raises(GuandanError) as info:
+    with pytest.raises(EngineError) as info:
         replay(AH, [ev("AABB"), obj])
     assert info.value.as_dict() == {"error": "invalid_event", "event_index": 1}
 
@@ -425,30 +425,30 @@ def test_it_ignores_unknown_keys_but_reads_seats():
 
 def test_apply_event_raises_without_index_and_replay_adds_it():
     state = replay(NT, [ev("A:forfeit")])
-    with pytest.raises(GuandanError) as info:
+    with pytest.raises(EngineError) as info:
         apply_event(state, Deal(("A", "A", "B", "B")), NANTONG_2014)
     assert info.value.event_index is None
     assert info.value.as_dict() == {"error": "match_over", "event_index": None}
 
 
-def test_guandan_error_is_a_readable_picklable_exception():
-    err = GuandanError("invalid_order", event_index=3)
+def test_the_engine_error_is_a_readable_picklable_exception():
+    err = EngineError("invalid_order", event_index=3)
     assert str(err) == "每副牌的名次必须是两名A队、两名B队"
     assert err.message == str(err)
     copy = pickle.loads(pickle.dumps(err))
     assert copy.as_dict() == {"error": "invalid_order", "event_index": 3}
     with pytest.raises(ValueError):
-        GuandanError("not_a_code")
+        EngineError("not_a_code")
 
 
 def test_events_validate_when_built_directly():
     assert Deal(["A", "B", "B", "A"]).order == ("A", "B", "B", "A")
     assert Deal(("B", "A", "B", "A")).partner_place == 3
-    with pytest.raises(GuandanError, match="两名A队"):
+    with pytest.raises(EngineError, match="两名A队"):
         Deal(("A", "A", "A", "B"))
-    with pytest.raises(GuandanError):
+    with pytest.raises(EngineError):
         Penalty("A", levels=0)
-    with pytest.raises(GuandanError):
+    with pytest.raises(EngineError):
         Forfeit("C")
 
 
@@ -581,7 +581,7 @@ def described(ruleset, tokens: str, names=None) -> str:
     events = [parse_event(ev(t)) for t in tokens.split()]
     before = replay(rs, events[:-1])
     after = apply_event(before, events[-1], rs)
-    return describe(before, events[-1], after, rs, names=names)
+    return describe_event(before, events[-1], after, rs, names=names)
 
 
 # fmt: off
@@ -710,7 +710,7 @@ def _check_step(before: MatchState, event, after: MatchState, rs: RuleSet) -> No
             assert 0 <= fails < rs.a_fail_limit
             assert fails == 0 or after.level(team) == 14  # counters only mean something at A
     assert sum(after.games_won.values()) == len(after.completed_games)
-    assert describe(before, event, after, rs)
+    assert describe_event(before, event, after, rs)
     if after.match_over:
         assert after.declarer is None
         if after.decided_by in ("games", "passed_A"):
@@ -752,7 +752,7 @@ def test_random_records_keep_every_invariant(ruleset, events, split, extra):
         expected_error = _expected_error(state, event, rs)
         try:
             after = apply_event(state, event, rs)
-        except GuandanError as err:
+        except EngineError as err:
             assert err.code == expected_error
             continue
         assert expected_error is None
@@ -771,7 +771,7 @@ def test_random_records_keep_every_invariant(ruleset, events, split, extra):
 
     if state.match_over:
         for event in [*extra, {"bogus": True}]:
-            with pytest.raises(GuandanError) as info:
+            with pytest.raises(EngineError) as info:
                 apply_event(state, event, rs)
             assert info.value.code == "match_over"
 

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from scoring.engines.common import EngineError
 from scoring.engines.rally import (
     BADMINTON_21,
     PRESETS,
@@ -28,7 +29,6 @@ from scoring.engines.rally import (
     Point,
     RallyRules,
     RallyState,
-    SportError,
     apply_event,
     describe,
     event_to_dict,
@@ -155,10 +155,10 @@ def test_it_accepts_every_legal_final_score(rules, home, away, winner):
     [pytest.param(*c[1:], id=c[0]) for c in IMPOSSIBLE_SCORES],
 )
 def test_it_refuses_impossible_scores_with_the_reason(rules, home, away, message):
-    with pytest.raises(SportError) as info:
+    with pytest.raises(EngineError) as info:
         validate_game_score(home, away, rules)
     assert (info.value.code, info.value.message) == ("impossible_score", message)
-    with pytest.raises(SportError) as info:
+    with pytest.raises(EngineError) as info:
         replay(rules, [{"home": rules.points_to_win, "away": 0}, {"home": home, "away": away}])
     assert (info.value.code, info.value.event_index) == ("impossible_score", 1)
 
@@ -167,10 +167,10 @@ def test_it_refuses_impossible_scores_with_the_reason(rules, home, away, message
     ("rules", "home", "away"), [pytest.param(*c[1:], id=c[0]) for c in BAD_NUMBERS]
 )
 def test_it_refuses_scores_that_are_not_whole_numbers_as_invalid_event(rules, home, away):
-    with pytest.raises(SportError) as info:
+    with pytest.raises(EngineError) as info:
         validate_game_score(home, away, rules)
     assert info.value.code == "invalid_event"
-    with pytest.raises(SportError) as info:
+    with pytest.raises(EngineError) as info:
         replay(rules, [{"home": home, "away": away}])
     assert (info.value.code, info.value.event_index) == ("invalid_event", 0)
 
@@ -206,7 +206,7 @@ def test_legal_scores_are_exactly_those_reachable_rally_by_rally(rules):
             try:
                 validate_game_score(home, away, rules)
                 legal = True
-            except SportError as err:
+            except EngineError as err:
                 assert err.code == "impossible_score"
                 legal = False
             assert legal == ((home, away) in finals), (home, away)
@@ -320,19 +320,19 @@ ERROR_CASES = [
     ("rules", "tokens", "code", "index"), [pytest.param(*c[1:], id=c[0]) for c in ERROR_CASES]
 )
 def test_it_rejects_with_code_and_index(rules, tokens, code, index):
-    with pytest.raises(SportError) as info:
+    with pytest.raises(EngineError) as info:
         run(rules, tokens)
     assert (info.value.code, info.value.event_index) == (code, index)
     assert str(info.value)
 
 
 def test_a_whole_game_during_a_point_game_says_why():
-    with pytest.raises(SportError, match="本局正在逐分记录（3–2），不能再录入整局比分"):
+    with pytest.raises(EngineError, match="本局正在逐分记录（3–2），不能再录入整局比分"):
         run(BD, "h*3 a*2 21-17")
 
 
 def test_malformed_record_after_the_end_is_match_over():
-    with pytest.raises(SportError) as info:
+    with pytest.raises(EngineError) as info:
         replay(BD, [*evs("forfeit:h"), {"nonsense": 1}])
     assert (info.value.code, info.value.event_index) == ("match_over", 1)
 
@@ -362,25 +362,25 @@ MALFORMED_EVENTS = [
 
 @pytest.mark.parametrize("obj", [pytest.param(o, id=i) for i, o in MALFORMED_EVENTS])
 def test_it_rejects_malformed_events_as_invalid_event(obj):
-    with pytest.raises(SportError) as info:
+    with pytest.raises(EngineError) as info:
         parse_event(obj)
     assert info.value.code == "invalid_event"
-    with pytest.raises(SportError) as info:
+    with pytest.raises(EngineError) as info:
         replay(BD, [obj])
     assert (info.value.code, info.value.event_index) == ("invalid_event", 0)
 
 
 def test_events_validate_when_built_directly():
-    with pytest.raises(SportError):
+    with pytest.raises(EngineError):
         GameScore(21, -1)
-    with pytest.raises(SportError):
+    with pytest.raises(EngineError):
         Point("nobody")
-    with pytest.raises(SportError):
+    with pytest.raises(EngineError):
         FirstServer("red")
 
 
 def test_sport_error_pickles():
-    err = pickle.loads(pickle.dumps(SportError("impossible_score", "21–20 …", 3)))
+    err = pickle.loads(pickle.dumps(EngineError("impossible_score", "21–20 …", 3)))
     assert (err.code, err.message, err.event_index) == ("impossible_score", "21–20 …", 3)
 
 
@@ -580,7 +580,7 @@ def records(draw, rules: RallyRules) -> list:
         for event in batch:
             try:
                 after = apply_event(state, event, rules)
-            except SportError as err:
+            except EngineError as err:
                 assert err.code == "invalid_event"  # only mixing entry modes can fail here
                 continue
             if isinstance(event, Point) and rules.sport == "badminton" and not after.match_over:
@@ -608,10 +608,10 @@ def test_a_finished_match_never_accepts_more(rules, data, extra):
     state = replay(rules, events)
     if not state.match_over:
         return
-    with pytest.raises(SportError) as info:
+    with pytest.raises(EngineError) as info:
         apply_event(state, extra, rules)
     assert info.value.code == "match_over"
-    with pytest.raises(SportError) as info:
+    with pytest.raises(EngineError) as info:
         replay(rules, [*events, extra])
     assert (info.value.code, info.value.event_index) == ("match_over", len(events))
 

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.engines.scorer import ScoringError, scorer_for
+from scoring.engines.common import FORFEIT_REASONS, EngineError
+from scoring.engines.scorer import scorer_for
 from scoring.engines.simulate import random_rally, random_table, random_xiangqi
 
 DISCIPLINES = ["guandan_team", "guandan_pairs", "xiangqi", "badminton", "table_tennis"]
@@ -120,10 +121,37 @@ def test_winner_games_and_games_won_in_the_services_terms(
 
 def test_guandan_has_no_games_list_and_keeps_its_team_letters():
     engine = scorer_for("guandan_pairs", "anhui2021")
-    state = engine.replay([{"forfeit": {"team": "B", "reason": "withdrew"}}])
+    state = engine.replay([{"forfeit": {"team": "B", "reason": "withdrawn"}}])
     assert engine.games(state) is None
     assert engine.winner(state) == "A"
-    assert engine.forfeit("B", "withdrew") == {"forfeit": {"team": "B", "reason": "withdrew"}}
+    assert engine.forfeit("B", "withdrawn") == {"forfeit": {"team": "B", "reason": "withdrawn"}}
+
+
+@pytest.mark.parametrize("discipline", DISCIPLINES)
+@pytest.mark.parametrize("old_code", ["withdrew", "withdrawn"])
+def test_a_withdrawal_recorded_under_the_old_code_reads_as_todays(discipline, old_code):
+    engine = scorer_for(discipline, "nantong2014" if discipline.startswith("guandan") else "")
+    team_or_side = {"team": "A"} if engine.is_guandan else {"side": "home"}
+    stored = {"forfeit": {**team_or_side, "reason": old_code}}
+    assert engine.normalise(stored) == {"forfeit": {**team_or_side, "reason": "withdrawn"}}
+    before = engine.initial()
+    after = engine.replay([stored])
+    assert engine.winner(after) == "B"
+    assert (
+        engine.describe(before, stored, after, {"A": "甲", "B": "乙"}) == "甲弃权，乙获胜（弃权）"
+    )
+
+
+@pytest.mark.parametrize("discipline", DISCIPLINES)
+def test_every_engine_words_the_forfeit_reasons_alike(discipline):
+    engine = scorer_for(discipline, "nantong2014" if discipline.startswith("guandan") else "")
+    before = engine.initial()
+    for code, label in FORFEIT_REASONS.items():
+        payload = engine.forfeit("B", code)
+        after = engine.apply(before, engine.parse(payload))
+        assert engine.describe(before, payload, after, {"A": "甲", "B": "乙"}) == (
+            f"乙弃权，甲获胜（{label}）"
+        )
 
 
 @pytest.mark.parametrize("discipline", ["xiangqi", "badminton", "table_tennis"])
@@ -160,7 +188,7 @@ def test_the_description_names_the_players():
 )
 def test_impossible_entries_raise_the_one_user_error_class(discipline, bad):
     engine = scorer_for(discipline)
-    with pytest.raises(ScoringError) as caught:
+    with pytest.raises(EngineError) as caught:
         engine.apply(engine.initial(), engine.parse(bad))
     assert caught.value.code in ("impossible_score", "invalid_event")
     assert caught.value.message
@@ -198,7 +226,7 @@ def test_a_finished_match_never_accepts_more(discipline, seed, strength, extra):
     events = SIMULATED[discipline](engine, random.Random(seed), strength)
     state = engine.replay(events)
     assert engine.match_over(state)
-    with pytest.raises(ScoringError) as caught:
+    with pytest.raises(EngineError) as caught:
         engine.apply(state, engine.parse(extra))
     assert caught.value.code in ("match_over", "invalid_event")
     # and the record replays to the same end: nothing was added
@@ -234,6 +262,13 @@ def test_the_winner_always_has_the_majority(discipline, seed, strength):
     "value, text", [(0, "0"), (0.0, "0"), (0.5, "½"), (1.0, "1"), (1.5, "1½"), (2, "2")]
 )
 def test_chess_points_are_written_with_a_half(value, text):
-    from scoring.engines.scorer import format_points
+    from scoring.engines.xiangqi import format_points
 
     assert format_points(value) == text
+
+
+@pytest.mark.parametrize("config", [[1], 5, "anhui2021", True, [{"id": "x"}]])
+def test_a_custom_rule_set_that_is_not_an_object_is_refused_with_the_reason(config):
+    for discipline in DISCIPLINES:
+        with pytest.raises(ValueError, match="rule set must be a JSON object"):
+            scorer_for(discipline, "", config)

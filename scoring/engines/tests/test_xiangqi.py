@@ -21,11 +21,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from scoring.engines.common import EngineError
 from scoring.engines.xiangqi import (
     ANHUI_2021_XIANGQI,
     PRESETS,
     Forfeit,
-    SportError,
     XiangqiGame,
     XiangqiRules,
     XiangqiState,
@@ -166,14 +166,14 @@ ERROR_CASES = [
     [pytest.param(r, e, c, i, id=n) for n, r, e, c, i in ERROR_CASES],
 )
 def test_it_rejects_with_code_and_index(rules, events, code, index):
-    with pytest.raises(SportError) as info:
+    with pytest.raises(EngineError) as info:
         replay(rules, [ev(e) if isinstance(e, str) else e for e in events])
     assert (info.value.code, info.value.event_index) == (code, index)
     assert str(info.value)  # a message for the referee
 
 
 def test_wrong_first_move_says_who_should_move_first():
-    with pytest.raises(SportError) as info:
+    with pytest.raises(EngineError) as info:
         run(AH, "Hh Dh")
     assert info.value.message == "第2盘应由客方先手：前两盘双方各先手一次"
 
@@ -205,11 +205,11 @@ MALFORMED_EVENTS = [
 
 @pytest.mark.parametrize("obj", [pytest.param(o, id=i) for i, o in MALFORMED_EVENTS])
 def test_it_rejects_malformed_events_as_invalid_event(obj):
-    with pytest.raises(SportError) as info:
+    with pytest.raises(EngineError) as info:
         parse_event(obj)
     assert info.value.code == "invalid_event"
     assert info.value.message.startswith("无法识别的记录")
-    with pytest.raises(SportError) as info:
+    with pytest.raises(EngineError) as info:
         replay(AH, [obj])
     assert (info.value.code, info.value.event_index) == ("invalid_event", 0)
 
@@ -222,29 +222,25 @@ def test_it_ignores_unknown_keys_beside_a_game():
 
 def test_apply_event_raises_without_index_and_replay_adds_it():
     state = run(AH, "Hh Ha")
-    with pytest.raises(SportError) as info:
+    with pytest.raises(EngineError) as info:
         apply_event(state, ev("Hh"), AH)
     assert info.value.event_index is None and info.value.code == "match_over"
 
 
-def test_sport_error_is_a_readable_picklable_exception():
-    err = SportError("wrong_first_move", event_index=1)
+def test_the_engine_error_is_a_readable_picklable_exception():
+    err = EngineError("wrong_first_move", event_index=1)
     again = pickle.loads(pickle.dumps(err))
     assert (again.code, again.message, again.event_index) == ("wrong_first_move", err.message, 1)
-    assert again.as_dict() == {
-        "error": "wrong_first_move",
-        "message": err.message,
-        "event_index": 1,
-    }
-    assert str(SportError("match_over")) == "本场比赛已经结束，不能再录入"
+    assert again.as_dict() == {"error": "wrong_first_move", "event_index": 1}
+    assert str(EngineError("match_over")) == "本场比赛已经结束，不能再录入"
     with pytest.raises(ValueError):
-        SportError("no_such_code")
+        EngineError("no_such_code")
 
 
 def test_events_validate_when_built_directly():
-    with pytest.raises(SportError):
+    with pytest.raises(EngineError):
         XiangqiGame("home", "red")
-    with pytest.raises(SportError):
+    with pytest.raises(EngineError):
         Forfeit("nobody")
     assert XiangqiGame("draw", "home").second_mover == "away"
     assert XiangqiGame("draw", "home").winner is None
@@ -451,7 +447,7 @@ def test_the_match_winner_follows_the_notice(results, first, third_first):
     state = initial_state(AH)
     for index, (result, mover) in enumerate(games):
         if index == played:
-            with pytest.raises(SportError) as info:
+            with pytest.raises(EngineError) as info:
                 apply_event(state, XiangqiGame(result, mover), AH)
             assert info.value.code == "match_over"
             break
@@ -470,10 +466,10 @@ def test_a_finished_match_never_accepts_more(rules, data, extra):
     if not state.match_over:
         return
     assert state.winner in ("home", "away") and state.next_first_move is None
-    with pytest.raises(SportError) as info:
+    with pytest.raises(EngineError) as info:
         apply_event(state, extra, rules)
     assert info.value.code == "match_over"
-    with pytest.raises(SportError) as info:
+    with pytest.raises(EngineError) as info:
         replay(rules, [*events, extra])
     assert (info.value.code, info.value.event_index) == ("match_over", len(events))
 

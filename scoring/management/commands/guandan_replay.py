@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from scoring.engines.guandan.play import (
     PRESETS,
-    GuandanError,
+    EngineError,
     RuleSet,
     get_ruleset,
     replay,
@@ -70,7 +70,7 @@ class Command(BaseCommand):
             raise CommandError(f"{file} must hold a JSON list of events")
         try:
             state = replay(rules, events)
-        except GuandanError as err:
+        except EngineError as err:
             self.stdout.write(json.dumps(err.as_dict(), ensure_ascii=False))
             sys.exit(1)
         self.stdout.write(json.dumps(state_to_dict(state, rules), ensure_ascii=False))

@@ -108,12 +108,12 @@ def test_a_large_bracket_goes_on_a3_and_beyond_128_a_page_per_quarter(client, db
 
 
 def test_score_sheets_one_page_per_table_filled_in_with_the_record(client, demo, tmp_path):
-    from scoring import services
+    from scoring.services.tables import record_event
 
     event = Event.objects.get(tournament__slug="nantong-2014", slug="guandan")
     table = TableMatch.objects.filter(match__round__stage__event=event).order_by("pk").first()
-    services.record_event(table=table, event={"order": ["A", "B", "A", "B"]}, key="k1")
-    services.record_event(
+    record_event(table=table, event={"order": ["A", "B", "A", "B"]}, key="k1")
+    record_event(
         table=table, event={"penalty": {"team": "B", "levels": 2}}, key="k2", reason="暗示"
     )
     pdf = fetch(
@@ -143,7 +143,7 @@ def test_score_sheets_one_page_per_table_filled_in_with_the_record(client, demo,
 
 
 def test_chess_and_rally_score_sheets_have_a_row_per_game(client, demo, tmp_path):
-    from scoring import services
+    from scoring.services.tables import record_event
 
     for slug, record, expected in [
         (
@@ -162,7 +162,7 @@ def test_chess_and_rally_score_sheets_have_a_row_per_game(client, demo, tmp_path
         tables = TableMatch.objects.filter(match__round__stage__event=event, match__round__number=1)
         table = tables.order_by("pk").first()
         for n, item in enumerate(record):
-            services.record_event(table=table, event=item, key=f"k{n}")
+            record_event(table=table, event=item, key=f"k{n}")
         pdf = fetch(
             client, reverse("documents:scoresheets-pdf", args=["anhui-2021", slug]) + "?round=1"
         )

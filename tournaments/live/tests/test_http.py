@@ -11,8 +11,11 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.urls import reverse
 
-from scoring import services
 from scoring.models import TableMatch
+from scoring.services.corrections import correct_table
+from scoring.services.desk import call_time, check_in
+from scoring.services.reports import add_report, rule_report
+from scoring.services.tables import confirm_table, record_event, submit_table, undo_last
 from tournaments.draw import make as draw_make
 from tournaments.draw import results as draw_results
 from tournaments.live import http as live
@@ -52,7 +55,7 @@ def play_table(table: TableMatch, deals: int | None = None) -> TableMatch:
     """Record deals (home pair always 上游 with its partner second) until the table ends."""
     n = 0
     while not table.is_over and (deals is None or n < deals):
-        table, _text, _created = services.record_event(
+        table, _text, _created = record_event(
             table=table, event={"order": ["A", "A", "B", "B"]}, key=f"k{table.pk}-{n}"
         )
         n += 1
@@ -206,34 +209,32 @@ def test_every_referee_write_grows_the_version(db, chief):
     table = play_table(table, deals=1)
     assert version(event) > v
     v = version(event)
-    services.undo_last(table=table)
+    undo_last(table=table)
     assert version(event) > v
     table = play_table(table)
     v = version(event)
-    services.submit_table(table=table, user=User.objects.create_user("ref"))
+    submit_table(table=table, user=User.objects.create_user("ref"))
     assert version(event) > v
     v = version(event)
     # One table of three confirmed: the tie is not decided, the page still changes.
-    services.confirm_table(table=TableMatch.objects.get(pk=table.pk), user=chief)
+    confirm_table(table=TableMatch.objects.get(pk=table.pk), user=chief)
     assert version(event) > v
     other = open_tables(event)[-1]
     v = version(event)
-    services.check_in(match=other.match, pair=other.home_pair)
+    check_in(match=other.match, pair=other.home_pair)
     assert version(event) > v
     v = version(event)
-    report = services.add_report(table=other, team="A", description="说话")
+    report = add_report(table=other, team="A", description="说话")
     assert version(event) > v
     v = version(event)
-    services.rule_report(report=report, upheld=True, user=chief)
+    rule_report(report=report, upheld=True, user=chief)
     assert version(event) > v
     v = version(event)
-    services.call_time(round=other.match.round, user=chief)
+    call_time(round=other.match.round, user=chief)
     assert version(event) > v
     v = version(event)
     done = TableMatch.objects.get(pk=table.pk)
-    services.correct_table(
-        table=done, events=[{"order": ["B", "B", "A", "A"]}], reason="记错", user=chief
-    )
+    correct_table(table=done, events=[{"order": ["B", "B", "A", "A"]}], reason="记错", user=chief)
     assert version(event) > v
 
 
@@ -338,12 +339,12 @@ def test_the_board_lists_every_table_of_the_round_oldest_unconfirmed_first(clien
     tables = open_tables(event)  # the two semi-finals: six tables
     assert len(tables) == 6
     first_done = play_table(tables[0])
-    services.submit_table(table=first_done, user=referee)
+    submit_table(table=first_done, user=referee)
     second_done = play_table(tables[3])
-    services.submit_table(table=second_done, user=referee)
+    submit_table(table=second_done, user=referee)
     confirmed = play_table(tables[1])
-    services.submit_table(table=confirmed, user=referee)
-    services.confirm_table(table=TableMatch.objects.get(pk=confirmed.pk), user=chief)
+    submit_table(table=confirmed, user=referee)
+    confirm_table(table=TableMatch.objects.get(pk=confirmed.pk), user=chief)
     playing = play_table(tables[4], deals=3)
     client.force_login(chief)
     html = client.get(url("scoring-board")).content.decode()

@@ -17,8 +17,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from scoring import services
 from scoring.models import TableEvent, TableMatch
+from scoring.services.common import active_events
+from scoring.services.corrections import correct_table
+from scoring.services.desk import check_in
+from scoring.services.reports import add_report, rule_report
+from scoring.services.tables import record_event, undo_last
 from tournaments.draw import make as draw_make
 from tournaments.draw import plan as draw_plan
 from tournaments.draw import selectors as draw_selectors
@@ -90,19 +94,19 @@ def enrich(demo) -> None:
         seeds={ids[0]: 1, ids[1]: 2},
     )
     table = TableMatch.objects.filter(match__round__stage__event=groups).order_by("pk")[0]
-    services.check_in(match=table.match, pair=table.home_pair, user=referee)
-    services.record_event(table=table, event={"order": list("AABB")}, user=referee, key="b-1")
-    services.record_event(
+    check_in(match=table.match, pair=table.home_pair, user=referee)
+    record_event(table=table, event={"order": list("AABB")}, user=referee, key="b-1")
+    record_event(
         table=table,
         event={"penalty": {"team": "B", "levels": 1}},
         user=referee,
         key="b-2",
         reason="场外指导",
     )
-    services.record_event(table=table, event={"order": list("BABA")}, user=referee, key="b-3")
-    services.undo_last(table=table, user=referee)
-    report = services.add_report(table=table, team="A", description="偷看", user=referee)
-    services.rule_report(report=report, upheld=True, user=chief)
+    record_event(table=table, event={"order": list("BABA")}, user=referee, key="b-3")
+    undo_last(table=table, user=referee)
+    report = add_report(table=table, team="A", description="偷看", user=referee)
+    rule_report(report=report, upheld=True, user=chief)
 
     single = Entry.objects.filter(event__tournament=anhui, event__slug="badminton").last()
     withdraw_entry(entry=single, reason="受伤", user=chief)
@@ -113,11 +117,9 @@ def enrich(demo) -> None:
         .order_by("pk")
         .first()
     )
-    played = [e.payload for e in services.active_events(nantong_table)]
+    played = [e.payload for e in active_events(nantong_table)]
     nantong_chief = User.objects.get(username=f"{NANTONG}-chief")
-    services.correct_table(
-        table=nantong_table, events=played, reason="核对记分表", user=nantong_chief
-    )
+    correct_table(table=nantong_table, events=played, reason="核对记分表", user=nantong_chief)
 
 
 @pytest.fixture

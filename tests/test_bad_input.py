@@ -492,7 +492,7 @@ def _xlsx_upload(w: World) -> st.SearchStrategy[dict]:
     def workbook(cells: list[str]) -> bytes:
         from openpyxl import load_workbook
 
-        from tournaments.registration.spreadsheets import template_workbook
+        from tournaments.registration.spreadsheets.template import template_workbook
 
         book = load_workbook(
             io.BytesIO(template_workbook(Event.objects.get(tournament=w.cup, slug="pairs")))

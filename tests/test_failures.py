@@ -41,7 +41,7 @@ from tournaments.registration.services import (
     register_entries,
     withdraw_entry,
 )
-from tournaments.registration.spreadsheets import import_workbook
+from tournaments.registration.spreadsheets.imports import import_workbook
 
 User = get_user_model()
 NANTONG, ANHUI = "nantong-2014", "anhui-2021"
@@ -196,7 +196,8 @@ def _registration(ctx):
 def _xlsx_of_two_teams(ctx):
     from openpyxl import load_workbook
 
-    from tournaments.registration.spreadsheets import columns_for, template_workbook
+    from tournaments.registration.spreadsheets.layout import columns_for
+    from tournaments.registration.spreadsheets.template import template_workbook
 
     ctx = _registration(ctx)
     event = ctx["event"]

@@ -451,7 +451,7 @@ def _sport_events(w):
 def _import_file(w) -> io.BytesIO:
     from openpyxl import load_workbook
 
-    from tournaments.registration.spreadsheets import template_workbook
+    from tournaments.registration.spreadsheets.template import template_workbook
 
     book = load_workbook(io.BytesIO(template_workbook(w.pairs)))
     book.worksheets[0].append(["体育", "周五", "男", "吴六", "女", ""])

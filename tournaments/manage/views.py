@@ -227,7 +227,7 @@ def entries(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @organiser_required
 @require_safe
 def entries_template(request: HttpRequest, tournament: Tournament, event_slug: str) -> HttpResponse:
-    from tournaments.registration.spreadsheets import template_workbook
+    from tournaments.registration.spreadsheets.template import template_workbook
 
     event = get_event(tournament, event_slug)
     return _xlsx(template_workbook(event), f"{tournament.slug}-{event.slug}-报名表.xlsx")
@@ -236,7 +236,7 @@ def entries_template(request: HttpRequest, tournament: Tournament, event_slug: s
 @organiser_required
 @require_safe
 def entries_export(request: HttpRequest, tournament: Tournament, event_slug: str) -> HttpResponse:
-    from tournaments.registration.spreadsheets import export_workbook
+    from tournaments.registration.spreadsheets.export import export_workbook
 
     event = get_event(tournament, event_slug)
     return _xlsx(export_workbook(event), f"{tournament.slug}-{event.slug}-报名.xlsx")
@@ -258,7 +258,8 @@ def entries_import(request: HttpRequest, tournament: Tournament, event_slug: str
     The checked file waits in the session between preview and confirmation, so the
     organiser does not pick it again; it is imported only if it is still valid then.
     """
-    from tournaments.registration.spreadsheets import check_filename, import_workbook
+    from tournaments.registration.spreadsheets.imports import import_workbook
+    from tournaments.registration.spreadsheets.safety import check_filename
 
     event = get_event(tournament, event_slug)
     session_key = f"import:{event.pk}"

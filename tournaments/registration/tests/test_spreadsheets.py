@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from openpyxl import Workbook, load_workbook
 
 from tournaments.models import Entry, Event, Pair, Player, Tournament, Unit
-from tournaments.registration import spreadsheets
 from tournaments.registration.services import (
     EntryForm,
     PersonForm,
@@ -22,15 +21,12 @@ from tournaments.registration.services import (
     register_entries,
     withdraw_entry,
 )
-from tournaments.registration.spreadsheets import (
-    COLUMNS,
-    MAX_FILE_BYTES,
-    MAX_ROWS,
-    export_workbook,
-    import_workbook,
-    parse_workbook,
-    template_workbook,
-)
+from tournaments.registration.spreadsheets import imports
+from tournaments.registration.spreadsheets.export import export_workbook
+from tournaments.registration.spreadsheets.imports import import_workbook, parse_workbook
+from tournaments.registration.spreadsheets.layout import COLUMNS
+from tournaments.registration.spreadsheets.safety import MAX_FILE_BYTES, MAX_ROWS
+from tournaments.registration.spreadsheets.template import template_workbook
 
 TEAM_HEADERS = list(COLUMNS[Event.EntryKind.TEAM])
 PAIR_HEADERS = list(COLUMNS[Event.EntryKind.PAIR])
@@ -709,7 +705,7 @@ def test_a_registration_error_at_save_time_comes_back_as_problems(cup, monkeypat
     def refuse(**kwargs):
         raise RegistrationError([Problem("第3行", "张三（体育）已报名本项目。")])
 
-    monkeypatch.setattr(spreadsheets, "register_entries", refuse)
+    monkeypatch.setattr(imports, "register_entries", refuse)
     event = cup.events.get(slug="chess")
     result = import_workbook(event=event, data=xlsx([SINGLE_HEADERS, ["体育", "张三", "男", ""]]))
     assert messages(result.problems) == ["第3行：张三（体育）已报名本项目。"]

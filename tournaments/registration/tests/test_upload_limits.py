@@ -14,14 +14,14 @@ from django.urls import reverse
 from openpyxl import Workbook
 
 from tournaments.models import Entry, Event, Unit
-from tournaments.registration import spreadsheets
-from tournaments.registration.spreadsheets import (
-    COLUMNS,
+from tournaments.registration.spreadsheets import imports, safety
+from tournaments.registration.spreadsheets.imports import import_workbook
+from tournaments.registration.spreadsheets.layout import COLUMNS
+from tournaments.registration.spreadsheets.safety import (
     MAX_COLUMNS,
     MAX_MEMBERS,
     MAX_UNPACKED_BYTES,
     check_filename,
-    import_workbook,
 )
 
 HEADERS = list(COLUMNS[Event.EntryKind.SINGLE])  # 单位, 姓名, 性别, 现场报名
@@ -118,7 +118,7 @@ def test_members_that_unpack_to_more_than_50_mb_in_all_are_refused(chess):
     members = [(f"xl/media/image{n}.bin", chunk) for n in range(count)]
     with pytest.MonkeyPatch.context() as patch:
         # Keep the file under the 5 MB upload limit without making 50 MB of noise.
-        patch.setattr(spreadsheets, "MAX_FILE_BYTES", 200 * 1024 * 1024)
+        patch.setattr(safety, "MAX_FILE_BYTES", 200 * 1024 * 1024)
         data = rezip(xlsx(), add=members)
         assert any(TOO_BIG in p for p in problems(chess, data))
 
@@ -132,7 +132,7 @@ def test_openpyxl_never_opens_a_refused_file(chess, monkeypatch):
     def must_not_load(*args, **kwargs):
         raise AssertionError("openpyxl opened a file that should have been refused")
 
-    monkeypatch.setattr(spreadsheets, "load_workbook", must_not_load)
+    monkeypatch.setattr(imports, "load_workbook", must_not_load)
     bomb = rezip(xlsx(), add=[("xl/media/image1.png", b"\0" * (3 * 1024 * 1024))])
     macro = rezip(xlsx(), add=[("xl/vbaProject.bin", b"x")])
     for data in (bomb, macro):

@@ -13,7 +13,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from tournaments.forms import LeaderAccountForm
+from tournaments.manage.forms import LeaderAccountForm
 
 User = get_user_model()
 PASSWORD = "Guandan-Cup-2014"

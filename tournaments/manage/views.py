@@ -13,7 +13,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from tournaments.access import get_event, organiser_required
-from tournaments.forms import EventForm, LeaderAccountForm, OfficialForm, TournamentForm, UnitForm
+from tournaments.manage.forms import (
+    EventForm,
+    LeaderAccountForm,
+    OfficialForm,
+    TournamentForm,
+    UnitForm,
+)
 from tournaments.models import Entry, Event, Official, Tournament, Unit
 from tournaments.registration.services import deadline_passed
 

@@ -15,8 +15,8 @@ from tournaments.access import (
     is_organiser,
     leader_unit_ids,
 )
-from tournaments.forms import EntryWebForm, WithdrawForm
 from tournaments.models import Entry, Event, Tournament
+from tournaments.registration.forms import EntryWebForm, WithdrawForm
 from tournaments.registration.services import (
     RegistrationError,
     deadline_passed,

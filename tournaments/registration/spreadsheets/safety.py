@@ -1,8 +1,13 @@
-"""The limits an uploaded workbook must pass before openpyxl unpacks anything.
+"""What may pass through a workbook: the limits an upload must pass before openpyxl reads it,
+and inert text in every workbook the app writes.
 
-A registration form is a few dozen KB with one or two sheets; an .xlsx is a zip, so its
+In: a registration form is a few dozen KB with one or two sheets; an .xlsx is a zip, so its
 directory is checked first (size, number of parts, compression ratio, macros). Every refusal
 is a :class:`~tournaments.registration.services.Problem` in plain Chinese, never an exception.
+
+Out: :func:`make_inert` is the one function that neutralises text cells (a unit named
+``=HYPERLINK(…)`` is a name, not a formula), run over every sheet of a workbook just before it
+is saved.
 """
 
 from __future__ import annotations
@@ -25,6 +30,23 @@ MAX_COLUMNS = 50  # with data; also bounds how wide a row openpyxl builds for us
 HEADER_SEARCH_ROWS = 50  # the header row must be among a sheet's first rows
 XLSX_SUFFIX = ".xlsx"
 MACRO_SUFFIXES = (".xlsm", ".xltm", ".xlam", ".xlsb")
+# A text beginning with one of these is a formula, or becomes one, in Excel, LibreOffice or a
+# CSV saved from the sheet: "=…", "+1", "-2+3", "@SUM(A1)", a tab or a return before "=".
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def make_inert(book) -> None:
+    """Neutralise every text cell of every sheet of ``book`` that a spreadsheet could run:
+    stored as a string, never a formula, and quote-prefixed (what Excel records when a text
+    is typed after an apostrophe, so editing the cell keeps it text). The text itself is
+    unchanged, so an import reads back exactly what was written ("-2+3" stays "-2+3")."""
+    for sheet in book.worksheets:
+        for row in sheet.iter_rows():
+            for cell in row:
+                value = cell.value
+                if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+                    cell.data_type = "s"
+                    cell.quotePrefix = True
 
 
 def read_upload(data) -> tuple[bytes | None, Problem | None]:

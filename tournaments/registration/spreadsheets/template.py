@@ -1,5 +1,6 @@
 """The workbook writer: the blank form of an event (:func:`template_workbook`) and the sheets
-every form the app writes shares — title, headers, drop-downs and the 说明 sheet."""
+every form the app writes shares — title, headers, drop-downs and the 说明 sheet, every text
+cell made inert (:func:`~.safety.make_inert`) before the file is saved."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from tournaments.registration.spreadsheets.layout import (
     YES,
     columns_for,
 )
+from tournaments.registration.spreadsheets.safety import make_inert
 
 
 def template_workbook(event: Event) -> bytes:
@@ -94,14 +96,13 @@ def write_workbook(event: Event, *, rows: list[dict], example: dict | None) -> b
         for index, header in enumerate(columns, start=1):
             value = values.get(header)
             cell = sheet.cell(row=row_number, column=index, value=value if value != "" else None)
-            if isinstance(value, str) and value.startswith("="):
-                cell.data_type = "s"  # a name, never a formula Excel would run
             cell.border = border
         row_number += 1
 
     unit_range = _write_notes(notes, event, columns, units)
     _add_validations(sheet, event, columns, unit_range, last_row=max(row_number + 200, 300))
 
+    make_inert(book)  # names, titles and notes alike: no cell of the app's is a formula
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()

@@ -5,8 +5,19 @@ from django import forms
 from django.contrib.auth import get_user_model, password_validation
 from django.utils.translation import gettext_lazy as _
 
-from guandan_cup.inputs import BIG_INT, sensible_year, whole_number
+from guandan_cup.inputs import BIG_INT, normalise_name, sensible_year, whole_number
 from tournaments.models import Event, Official, Tournament, Unit
+
+
+def normalised_name(value: str, *, max_length: int) -> str:
+    """A unit's or a person's name as it will be stored (:func:`normalise_name`), refused if
+    nothing visible is left of it or it is longer than its column."""
+    name = normalise_name(value)
+    if not name:
+        raise forms.ValidationError(_("名称不能只有空格或不可见字符。"))
+    if len(name) > max_length:
+        raise forms.ValidationError(_("名称过长（最多%(n)s个字）。") % {"n": max_length})
+    return name
 
 
 class TournamentForm(forms.ModelForm):
@@ -144,9 +155,7 @@ class UnitForm(forms.ModelForm):
         self.fields["members"].required = False
 
     def clean_name(self):
-        from tournaments.registration.services import normalise_name
-
-        name = normalise_name(self.cleaned_data["name"])
+        name = normalised_name(self.cleaned_data["name"], max_length=Unit.name.field.max_length)
         clash = Unit.objects.filter(tournament=self.instance.tournament, name=name)
         if clash.exclude(pk=self.instance.pk).exists():
             raise forms.ValidationError(_("已有名为“%(name)s”的单位。") % {"name": name})
@@ -206,9 +215,12 @@ class OfficialForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.tournament = tournament
 
+    def clean_name(self):
+        return normalised_name(self.cleaned_data["name"], max_length=Official.name.field.max_length)
+
     def clean(self):
         cleaned = super().clean()
-        name, role = cleaned.get("name", "").strip(), cleaned.get("role")
+        name, role = cleaned.get("name", ""), cleaned.get("role")
         if Official.objects.filter(tournament=self.tournament, name=name, role=role).exists():
             raise forms.ValidationError(_("%(name)s已是本比赛的这一职务。") % {"name": name})
         username = cleaned.get("username", "").strip()

@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.live import stamps
+from tournaments.models.names import InvisiblesKeptOut, NormalisedName
 
 if TYPE_CHECKING:
     from scoring.engines.guandan.play import RuleSet
@@ -159,7 +160,7 @@ class Venue(models.Model):
         return self.name
 
 
-class Official(models.Model):
+class Official(NormalisedName, models.Model):
     class Role(models.TextChoices):
         ORGANISER = "organiser", _("组织者")
         CHIEF_REFEREE = "chief_referee", _("裁判长")
@@ -360,7 +361,7 @@ class Event(models.Model):
         return get_ruleset(self.ruleset)
 
 
-class Unit(models.Model):
+class Unit(NormalisedName, models.Model):
     class Kind(models.TextChoices):
         UNION_GROUP = "union_group", _("工会小组")
         DEPARTMENT = "department", _("系")
@@ -397,7 +398,7 @@ class Unit(models.Model):
         return self.name
 
 
-class Player(models.Model):
+class Player(NormalisedName, models.Model):
     class Gender(models.TextChoices):
         MALE = "M", _("男")
         FEMALE = "F", _("女")
@@ -438,7 +439,7 @@ class EntryQuerySet(models.QuerySet):
         )
 
 
-class Entry(models.Model):
+class Entry(InvisiblesKeptOut, models.Model):
     class Status(models.TextChoices):
         REGISTERED = "registered", _("已报名")
         WITHDRAWN = "withdrawn", _("已退赛")

@@ -15,8 +15,6 @@ made (“配对选手不得重组”) — after that only withdrawal is possible
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -24,26 +22,11 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from guandan_cup.inputs import normalise_name
 from tournaments.models import Entry, Event, Pair, Player, Tournament, Unit
 
 MAX_NAME_LENGTH = 50
 _GENDERS = {"男": "M", "m": "M", "male": "M", "女": "F", "f": "F", "female": "F", "": ""}
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-
-
-def normalise_name(value) -> str:
-    """Trim, fold full-width characters to half-width (NFKC) and tidy spaces.
-
-    Spaces inside a Chinese name are typing noise from Excel ("张 三" is 张三); in Latin
-    names they are kept, collapsed to one.
-    """
-    text = unicodedata.normalize("NFKC", "" if value is None else str(value))
-    text = " ".join(text.split())
-    if _CJK.search(text):
-        text = re.sub(
-            r"(?<=[\u3400-\u9fff\uf900-\ufaff·]) (?=[\u3400-\u9fff\uf900-\ufaff·])", "", text
-        )
-    return text
 
 
 def parse_gender(value) -> str | None:
@@ -139,8 +122,14 @@ def check_entries(
             )
             return problems, checked
 
-    # Keyed by the tidied name: a unit typed into the admin with a full-width space still matches.
-    units = {normalise_name(u.name): u for u in tournament.units.prefetch_related("members")}
+    # Keyed by the normalised name, which every unit is stored as — except the clashes an old
+    # database left (listed on the organiser's dashboard): there the row stored exactly as
+    # the normalised name is the one meant.
+    units: dict[str, Unit] = {}
+    for u in tournament.units.prefetch_related("members").order_by("id"):
+        key = normalise_name(u.name)
+        if key not in units or u.name == key:
+            units[key] = u
     kind = event.entry_kind
 
     def resolve_person(where: str, label: str, person: PersonForm, entry_unit: Unit):

@@ -5,12 +5,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from guandan_cup.inputs import normalise_name
 from tournaments.models import Entry, Event, Pair, Player, Tournament, Unit
 from tournaments.registration.services import (
     EntryForm,
     PersonForm,
     RegistrationError,
-    normalise_name,
     register_entries,
     update_entry,
     withdraw_entry,

@@ -21,6 +21,7 @@ from tournaments.manage.forms import (
     UnitForm,
 )
 from tournaments.models import Entry, Event, Official, Tournament, Unit
+from tournaments.registration.selectors import name_clashes
 from tournaments.registration.services import deadline_passed
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -58,6 +59,7 @@ def dashboard(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "events": events,
             "units": tournament.units.count(),
             "deadline_passed": deadline_passed(tournament),
+            "name_clashes": name_clashes(tournament),
         },
     )
 

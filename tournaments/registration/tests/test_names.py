@@ -1,14 +1,20 @@
 """One normalisation for names, for storage, identity and display (issue 17): an invisible
 character does not make a second person of one, nor a second unit."""
 
+import importlib
+
 import pytest
+from django.apps import apps
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 from hypothesis import given
 from hypothesis import strategies as st
 
 from guandan_cup.inputs import normalise_name
 from tournaments.manage.forms import OfficialForm, UnitForm
 from tournaments.models import Entry, Event, Official, Player, Unit
+from tournaments.registration.selectors import name_clashes, shown
 from tournaments.registration.services import (
     EntryForm,
     PersonForm,
@@ -217,3 +223,85 @@ def test_a_changed_entry_keeps_the_one_event_rule_through_invisible_characters(c
     assert [str(p) for p in excinfo.value.problems] == [
         "张三丰（体育）已报名chess，每人只能参加一个比赛项目。"
     ]
+
+
+# ---------------------------------------------------------------- the migration
+
+
+def _migration():
+    return importlib.import_module("tournaments.migrations.0009_normalise_names")
+
+
+def _store_as_typed(model, pk, name):
+    """Write a name past the model's normalisation, as rows from before it were written."""
+    model.objects.filter(pk=pk).update(name=name)
+
+
+def test_the_migration_normalises_old_names_and_leaves_clashes_for_the_organiser(cup, client):
+    chess = cup.events.get(slug="chess")
+    sport, office = cup.units.get(name="体育"), cup.units.get(name="行政")
+    [zhang] = register_entries(event=chess, forms=[single("张三丰")], organiser=True)
+    [li] = register_entries(event=chess, forms=[single("李四", unit="行政")], organiser=True)
+    twin = Player.objects.create(tournament=cup, unit=sport, name="张三丰x")
+    _store_as_typed(Player, twin.pk, f"张{ZWSP}三丰")  # a clash with 张三丰 in 体育
+    _store_as_typed(Player, li.player_id, f"{RLO}李四")  # alone: normalised
+    _store_as_typed(Unit, office.pk, f"行政{SHY}")  # alone: normalised
+    # Named as its player of its unit (two 李四 in one event), both renamed.
+    _store_as_typed(Entry, li.pk, f"{RLO}李四（行政{SHY}）")
+    _store_as_typed(Entry, zhang.pk, f"张三丰{ZWJ}")  # a name of its own: invisibles dropped
+    team = Entry.objects.create(event=cup.events.get(slug="pairs"), unit=office, name="x")
+    _store_as_typed(Entry, team.pk, f"行政{SHY}")  # named as its unit: renamed with it
+    lone = Official.objects.create(tournament=cup, name="裁判", role="referee")
+    _store_as_typed(Official, lone.pk, f"裁判{BOM}")  # alone in its role: normalised
+
+    _migration().normalise_names(apps, None)
+
+    assert Player.objects.get(pk=li.player_id).name == "李四"
+    assert Unit.objects.get(pk=office.pk).name == "行政"
+    assert Entry.objects.get(pk=li.pk).name == "李四（行政）"  # brackets stay full-width
+    assert Entry.objects.get(pk=zhang.pk).name == "张三丰"
+    assert Entry.objects.get(pk=team.pk).name == "行政"
+    assert Official.objects.get(pk=lone.pk).name == "裁判"
+    # The clash: both rows exactly as they were, nothing merged or deleted.
+    assert Player.objects.get(pk=zhang.player_id).name == "张三丰"
+    assert Player.objects.get(pk=twin.pk).name == f"张{ZWSP}三丰"
+    [clash] = name_clashes(cup)
+    assert (clash.what, clash.name) == ("选手（体育）", "张三丰")
+    assert clash.stored == ("张三丰", "张⟨U+200B⟩三丰")
+
+    # And the organiser sees it on the dashboard, the invisible character spelt out.
+    organiser = get_user_model().objects.create_user("names-organiser")
+    Official.objects.create(tournament=cup, name="组织者", role="organiser", user=organiser)
+    client.force_login(organiser)
+    html = client.get(reverse("manage:dashboard", args=[cup.slug])).content.decode()
+    assert "需要核对的名称" in html
+    assert "选手（体育）“张三丰”：张三丰、张⟨U+200B⟩三丰" in html
+    assert ZWSP not in html
+
+
+def test_a_clash_of_units_is_listed_and_registrations_go_to_the_unit_stored_as_named(cup):
+    twin = Unit.objects.create(tournament=cup, name="体育x", kind=Unit.Kind.UNION_GROUP)
+    _store_as_typed(Unit, twin.pk, f"{RLO}体育")
+    _migration().normalise_names(apps, None)
+    assert Unit.objects.get(pk=twin.pk).name == f"{RLO}体育"
+    assert [(c.what, c.name, c.stored) for c in name_clashes(cup)] == [
+        ("单位", "体育", ("体育", "⟨U+202E⟩体育"))
+    ]
+    chess = cup.events.get(slug="chess")
+    for n, typed in enumerate(["体育", f"{RLO}体育", f"体{ZWSP}育"]):
+        [entry] = register_entries(event=chess, forms=[single(f"选手{n}", typed)], organiser=True)
+        assert entry.unit.pk == cup.units.get(name="体育").pk
+
+
+def test_a_clean_tournament_has_no_clashes_and_the_dashboard_says_nothing(cup, client):
+    register_entries(event=cup.events.get(slug="chess"), forms=[single("张三丰")], organiser=True)
+    assert name_clashes(cup) == []
+    organiser = get_user_model().objects.create_user("names-organiser")
+    Official.objects.create(tournament=cup, name="组织者", role="organiser", user=organiser)
+    client.force_login(organiser)
+    html = client.get(reverse("manage:dashboard", args=[cup.slug])).content.decode()
+    assert "需要核对的名称" not in html
+
+
+def test_shown_spells_out_every_invisible_character():
+    assert shown(f"{RLO}张{ZWSP}三丰{SHY}") == "⟨U+202E⟩张⟨U+200B⟩三丰⟨U+00AD⟩"

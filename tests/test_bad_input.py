@@ -9,8 +9,13 @@
 
 Hostile values: empty, huge, wrong types, ids of other tournaments' rows, NUL bytes, lone
 surrogates (sent as the invalid UTF-8 a broken client would send), RTL marks, emoji, digits
-that are not ASCII (², ٣, １), SQL and HTML injections. ``FUZZ_EXAMPLES`` sets the number
-of examples per URL (default 20).
+that are not ASCII (², ٣, １), SQL and HTML injections, invisible and bidi characters (zero-width
+space and joiner, soft hyphen, U+202E, isolates). ``FUZZ_EXAMPLES`` sets the number of examples
+per URL (default 20).
+
+Names come as invisible twins of people and units already registered too ("甲组\u200b双a"):
+after every accepted request nobody is in one event twice, nor in two events where the notice
+says so, and no two units or officials share a name, however the names were typed.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ import datetime as dt
 import io
 import json
 import os
+import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
@@ -31,6 +38,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from guandan_cup.inputs import normalise_name
 from scoring.models import TableMatch
 from scoring.services.reports import add_report, rule_report
 from scoring.services.tables import record_event, submit_table
@@ -61,6 +69,12 @@ NASTY = [
     "\u202e反向\u202c",
     "\u200f\u200e",
     "\ufeff",
+    "\u200b",
+    "张\u200b三",
+    "\u00ad",
+    "\u200d",
+    "\u2066甲\u2069",
+    "\u2060\u180e",
     "😀🀄️👨‍👩‍👧",
     "𠜎𠜱",
     "Ａ１２",
@@ -109,6 +123,18 @@ EDGE_TIMES = ["0001-01-01T00:00", "9999-12-31T23:59", "2026-02-29T10:00", "1899-
 EDGE_DATES = ["0001-01-01", "9999-12-31", "2026-02-29", "1970-01-01"]
 
 
+INVISIBLE = ["\u200b", "\u200d", "\u00ad", "\u202e", "\u202c", "\u2066", "\u2069", "\ufeff"]
+
+
+def twins(*names: str) -> list[str]:
+    """Each name, and invisibly different spellings of it (which are the same name)."""
+    out = list(names)
+    for name in names:
+        out += [name[:1] + "\u200b" + name[1:], "\u202e" + name, name + "\u00ad"]
+        out.append("\u2066" + name[:-1] + "\u200d" + name[-1:] + "\u2069")
+    return out
+
+
 def hostile() -> st.SearchStrategy[str]:
     return st.one_of(
         st.sampled_from(NASTY),
@@ -116,6 +142,7 @@ def hostile() -> st.SearchStrategy[str]:
         st.text(max_size=40),
         st.integers(min_value=-(2**70), max_value=2**70).map(str),
         st.lists(st.sampled_from(NASTY), min_size=2, max_size=3).map("".join),
+        st.lists(st.sampled_from(INVISIBLE), min_size=1, max_size=3).map("".join),
     )
 
 
@@ -406,10 +433,10 @@ def _entry_fields(w: World, prefix: str = "") -> st.SearchStrategy[dict]:
         for seat in (1, 2):
             p = f"{prefix}p{pair}_{seat}"
             # Mostly a new person; sometimes one already entered in this or another event.
-            fields[f"{p}_name"] = value(*[f"队员{pair}{seat}"] * 4, "甲组双a")
+            fields[f"{p}_name"] = value(*[f"队员{pair}{seat}"] * 4, *twins("甲组双a", "乙组棋"))
             fields[f"{p}_gender"] = value("男", "女", "")
             fields[f"{p}_unit"] = value("甲组", "乙组")
-    fields[f"{prefix}s_name"] = value("新棋手", "乙组棋")
+    fields[f"{prefix}s_name"] = value("新棋手", *twins("乙组棋", "甲组双a"))
     fields[f"{prefix}s_gender"] = value("男", "女")
     fields[f"{prefix}s_unit"] = value("甲组", "")
     fields[f"{prefix}on_site"] = value("", "on")
@@ -512,7 +539,8 @@ def _xlsx_upload(w: World) -> st.SearchStrategy[dict]:
 
     # The pairs event's columns: 单位, 选手一姓名, 性别, 所属单位, 选手二姓名, 性别, 所属单位, 现场报名.
     row = ["甲组", "新甲", "男", "甲组", "新乙", "女", "", "否"]
-    cells = form({str(i): value(v) for i, v in enumerate(row)}).map(
+    choices = {0: twins("甲组"), 1: ["新甲", *twins("甲组双a", "乙组棋")]}
+    cells = form({str(i): value(*choices.get(i, [v])) for i, v in enumerate(row)}).map(
         lambda c: [c.get(str(i), "") for i in range(len(row))]
     )
     good = cells.map(workbook)
@@ -557,6 +585,11 @@ def _three_upheld(w: World) -> None:
         rule_report(report=report, upheld=True, user=w.chief)
 
 
+def _one_event_per_person(w: World) -> None:
+    """The notice's 每人限报一项, so that an invisible twin of someone in another event meets it."""
+    Tournament.objects.filter(pk=w.cup.pk).update(one_event_per_person=True)
+
+
 def _a_report(w: World) -> int:
     report = add_report(table=w.table, team="A", description="偷看", user=w.referee)
     return report.pk
@@ -574,6 +607,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             _event_slug(d),
         ),
         lambda w: _entry_fields(w, None),
+        prepare=_one_event_per_person,
     ),
     "registration:entry-edit": Endpoint(
         "leader",
@@ -582,6 +616,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             w, "registration:entry-edit", d.draw(st.sampled_from([e.pk for e in w.own_entries]))
         ),
         lambda w: _entry_fields(w),
+        prepare=_one_event_per_person,
     ),
     "registration:withdraw": Endpoint(
         "leader",
@@ -642,7 +677,7 @@ ENDPOINTS: dict[str, Endpoint] = {
         lambda w, d: _cup(w, "manage:units"),
         lambda w: form(
             {
-                "name": value("丁组", "甲组"),
+                "name": value("丁组", *twins("甲组")),
                 "kind": value("union_group", "joint", "department"),
                 "members": Valid(
                     st.one_of(
@@ -677,7 +712,7 @@ ENDPOINTS: dict[str, Endpoint] = {
         lambda w, d: _cup(w, "manage:officials"),
         lambda w: form(
             {
-                "name": value("王裁判"),
+                "name": value("王裁判", *twins("组织者")),
                 "role": value(*Official.Role.values),
                 "username": value("", "ref-new", "fuzz-chief"),
                 "password": value("Referee-2026-pass", ""),
@@ -1060,6 +1095,42 @@ def check_changes(endpoint: Endpoint, w: World, before, after):
                 assert may(name, row), f"{endpoint.actor} may not change {name}: {old} -> {new}"
 
 
+def _seen(name: str) -> str:
+    """A name as a reader sees it, worked out here apart from the app's normalisation: without
+    control and format characters, then normalised."""
+    return normalise_name("".join(ch for ch in name if unicodedata.category(ch)[0] != "C"))
+
+
+def check_registrations(w: World) -> None:
+    """However names were typed: nobody is in one event twice, nor in two events where the
+    notice says so; no two units, nor two officials of one role, share a name; and every
+    person's and unit's name is stored as it is compared (normalised)."""
+    cup = Tournament.objects.get(pk=w.cup.pk)
+    in_events: dict[tuple[int, str], list[int]] = {}
+    entries = Entry.objects.with_people().filter(
+        event__tournament=cup, status=Entry.Status.REGISTERED
+    )
+    for entry in entries:
+        people = (
+            [entry.player]
+            if entry.player_id
+            else [p for pair in entry.pairs.all() for p in (pair.first, pair.second)]
+        )
+        for person in people:
+            key = (person.unit_id, _seen(person.name))
+            in_events.setdefault(key, []).append(entry.event_id)
+    for key, events in in_events.items():
+        assert len(events) == len(set(events)), f"{key} entered one event twice"
+        if cup.one_event_per_person:
+            assert len(set(events)) == 1, f"{key} entered {len(set(events))} events"
+    units = list(cup.units.values_list("name", flat=True))
+    officials = list(cup.officials.values_list("name", "role"))
+    players = list(cup.players.values_list("name", flat=True))
+    assert all(name == _seen(name) for name in units + players)
+    assert not [n for n, c in Counter(units).items() if c > 1]
+    assert not [k for k, c in Counter((_seen(n), r) for n, r in officials).items() if c > 1]
+
+
 # --------------------------------------------------------------------------- the requests
 
 
@@ -1123,6 +1194,8 @@ def test_hostile_input_never_fails_the_server_or_changes_what_it_should_not(
             assert after == before, f"a refused request changed: {changes(before, after)[:3]}"
         else:
             check_changes(endpoint, world, before, after)
+            if endpoint.tournament == "cup":
+                check_registrations(world)
         transaction.set_rollback(True)
 
 
@@ -1165,3 +1238,48 @@ def test_a_post_to_a_page_that_only_reads_changes_nothing(client, world, name, f
     response = post(client, reverse(name, args=urls[name]), form, htmx=False, upload=False)
     assert response.status_code < 500
     assert snapshot() == before
+
+
+@FUZZ
+@given(data=st.data())
+def test_an_invisible_twin_of_an_entered_person_is_refused_as_the_plain_name_is(
+    client, world, data
+):
+    """甲组双a plays in the pairs event. With 每人限报一项, the same name with zero-width,
+    soft-hyphen, BOM or bidi characters anywhere in it is refused in the chess event (one
+    event per person) and in the pairs event (once per event), as the plain name is, and
+    nothing is saved; a unit typed with them is the same unit."""
+    Tournament.objects.filter(pk=world.cup.pk).update(one_event_per_person=True)
+    client.force_login(world.leader)
+    unit = world.own_units[0]
+    assert unit.name == "甲组"
+    twin = list("甲组双a")
+    marks = data.draw(st.lists(st.sampled_from(INVISIBLE + ["\u2060", "\u200e"]), min_size=1))
+    for mark in marks[:5]:
+        twin.insert(data.draw(st.integers(min_value=0, max_value=len(twin))), mark)
+    twin = "".join(twin)
+    assert twin != "甲组双a" and normalise_name(twin) == "甲组双a"
+    posts = {
+        "single": (
+            {"single-s_name": twin, "single-s_gender": "男"},
+            "已报名掼蛋双人，每人只能参加一个",
+        ),
+        "pairs": (
+            {
+                "pairs-p1_1_name": twin,
+                "pairs-p1_1_gender": "男",
+                "pairs-p1_2_name": "新来的",
+                "pairs-p1_2_gender": "女",
+            },
+            "已报名本项目，同一项目每人只能报一次",
+        ),
+    }
+    with transaction.atomic():
+        before = snapshot()
+        for event, (fields, refusal) in posts.items():
+            url = reverse("registration:add-entry", args=[world.cup.slug, unit.pk, event])
+            response = client.post(url, fields)
+            assert response.status_code == 422
+            assert f"甲组双a（甲组）{refusal}" in response.content.decode()
+        assert snapshot() == before
+        transaction.set_rollback(True)

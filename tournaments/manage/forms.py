@@ -20,6 +20,20 @@ def normalised_name(value: str, *, max_length: int) -> str:
     return name
 
 
+def bounded(field: forms.Field, *, low: int, high: int, message: str) -> forms.IntegerField:
+    """A model's number field with the bounds a real event needs: anything outside them, or
+    not a whole number, refused with ``message`` (and nothing saved)."""
+    return forms.IntegerField(
+        label=field.label,
+        help_text=field.help_text,
+        initial=field.initial,
+        required=field.required,
+        min_value=low,
+        max_value=high,
+        error_messages={"min_value": message, "max_value": message, "invalid": message},
+    )
+
+
 class TournamentForm(forms.ModelForm):
     class Meta:
         model = Tournament
@@ -96,11 +110,29 @@ class EventForm(forms.ModelForm):
         ]
         widgets = {"rules_summary": forms.Textarea(attrs={"rows": 3})}
 
+    # A team fields 1–9 pairs (Nantong: 三组; more tables than 9 per tie is no union's event);
+    # events are ordered on one page: a sports day has a few dozen at most.
+    PAIRS_PER_TEAM = (1, 9)
+    ORDER = (0, 999)
+
     def __init__(self, *args, tournament: Tournament, **kwargs):
         super().__init__(*args, **kwargs)
         self.instance.tournament = tournament
         self.fields["venue"].queryset = tournament.venues.all()
-        self.fields["pairs_per_team"].min_value = 1
+        low, high = self.PAIRS_PER_TEAM
+        self.fields["pairs_per_team"] = bounded(
+            self.fields["pairs_per_team"],
+            low=low,
+            high=high,
+            message=_("每队对数须是%(low)s到%(high)s之间的整数。") % {"low": low, "high": high},
+        )
+        low, high = self.ORDER
+        self.fields["order"] = bounded(
+            self.fields["order"],
+            low=low,
+            high=high,
+            message=_("顺序须是%(low)s到%(high)s之间的整数。") % {"low": low, "high": high},
+        )
 
     # Path segments under /t/<tournament>/ that an event slug must not shadow.
     RESERVED_SLUGS = {"manage", "units", "register", "entries", "draw", "results", "referee"}
@@ -118,8 +150,6 @@ class EventForm(forms.ModelForm):
 
     def clean_pairs_per_team(self):
         value = self.cleaned_data["pairs_per_team"]
-        if value < 1 or value > 9:
-            raise forms.ValidationError(_("每队对数须在1到9之间。"))
         if value % 2 == 0 and self.cleaned_data.get("discipline") == Event.Discipline.GUANDAN_TEAM:
             # A tie is won by a majority of its tables: an even number could tie.
             raise forms.ValidationError(_("团体赛按多数台决胜，每队对数须为奇数（常用3对）。"))

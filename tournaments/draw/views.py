@@ -14,44 +14,70 @@ from tournaments.draw import make as draw_make
 from tournaments.draw import plan as draw_plan
 from tournaments.draw import schedule as draw_schedule
 from tournaments.draw import selectors as draw_selectors
+from tournaments.draw.rules import knockout
 from tournaments.draw.rules.common import DrawError
 from tournaments.models import Draw, Event, Match, Round, Tournament
 
+# What a real event needs: at most this many Swiss rounds, and points of a match up to this.
+MAX_SWISS_ROUNDS = 15
+MAX_MATCH_POINTS = 10
 
-def _plan_from_post(post) -> draw_plan.DrawPlan:
-    def number(name, default):
+
+def _plan_from_post(post, *, entries: int) -> draw_plan.DrawPlan:
+    """The organiser's choices, each a whole number within what an event of ``entries``
+    entries can use; anything else is refused with the field's own message."""
+
+    def number(name, default, low, high, label):
         raw = (post.get(name) or "").strip()
         if not raw:
             return default
-        try:
-            return int(raw)
-        except ValueError:
-            raise DrawError("invalid_number", _("“%(value)s”不是整数。") % {"value": raw}) from None
+        value = whole_number(raw, maximum=BIG_INT)
+        if value is None or not low <= value <= high:
+            raise DrawError(
+                "out_of_range",
+                _("%(label)s须是%(low)s到%(high)s之间的整数（填的是“%(value)s”）。")
+                % {"label": label, "low": low, "high": high, "value": raw[:20]},
+            )
+        return value
 
-    qualifiers = number("qualifiers", None)
-    points = (number("win_points", 2), number("draw_points", 1), number("loss_points", 0))
+    most = max(entries, 2)
+    qualifiers = (post.get("qualifiers") or "").strip()
+    qualifiers = (
+        None
+        if qualifiers in ("", "0")
+        else number("qualifiers", None, 2, max(most - 1, 2), _("晋级数（决出K强）"))
+    )
+    win = number("win_points", 2, 0, MAX_MATCH_POINTS, _("胜场得分"))
+    draw = number("draw_points", 1, 0, win, _("平局得分"))
+    loss = number("loss_points", 0, 0, draw, _("负场得分"))
     return draw_plan.DrawPlan(
         format=post.get("format", "knockout"),
         third_place=post.get("third_place") == "on",
-        qualifiers=qualifiers or None,
-        groups=number("groups", 2),
-        advance=number("advance", 2),
-        swiss_rounds=number("swiss_rounds", 5),
-        points=points,
+        qualifiers=qualifiers,
+        groups=number("groups", 2, 1, max(most // 2, 1), _("分组数")),
+        advance=number("advance", 2, 1, max(most // 2, 1), _("每组出线数")),
+        swiss_rounds=number(
+            "swiss_rounds", 5, 1, max(min(MAX_SWISS_ROUNDS, most - 1), 1), _("积分编排轮数")
+        ),
+        points=(win, draw, loss),
     )
 
 
-def _numbers(post, prefix: str) -> dict[int, int]:
-    """{entry id: number} from fields named ``<prefix><entry id>``; blanks are skipped."""
+def _numbers(post, prefix: str, *, highest: int, label: str) -> dict[int, int]:
+    """{entry id: number} from fields named ``<prefix><entry id>``; blanks are skipped;
+    each number a whole number from 1 to ``highest``."""
     out = {}
     for key, value in post.items():
         if key.startswith(prefix) and value.strip():
-            try:
-                out[int(key[len(prefix) :])] = int(value)
-            except ValueError:
+            entry = whole_number(key[len(prefix) :], maximum=BIG_INT)
+            number = whole_number(value, maximum=BIG_INT)
+            if entry is None or number is None or not 1 <= number <= highest:
                 raise DrawError(
-                    "invalid_number", _("“%(value)s”不是整数。") % {"value": value}
-                ) from None
+                    "out_of_range",
+                    _("%(label)s须是1到%(high)s之间的整数（填的是“%(value)s”）。")
+                    % {"label": label, "high": highest, "value": value.strip()[:20]},
+                )
+            out[entry] = number
     return out
 
 
@@ -63,6 +89,8 @@ def draw_page(request: HttpRequest, tournament: Tournament, event_slug: str) -> 
     current = draw_selectors.current_draw(event)
     problems = []
     if request.method == "POST":
+        # A physical draw's lots number the bracket's slots (byes included).
+        slots = knockout.bracket_size(max(len(entries), 2))
         try:
             method = request.POST.get("method", Draw.Method.RANDOM)
             seed_text = (request.POST.get("seed") or "").strip()
@@ -72,11 +100,17 @@ def draw_page(request: HttpRequest, tournament: Tournament, event_slug: str) -> 
             draw_make.draw_event(
                 event=event,
                 user=request.user,
-                plan=_plan_from_post(request.POST),
+                plan=_plan_from_post(request.POST, entries=len(entries)),
                 method=method,
                 seed=seed,
-                lots=_numbers(request.POST, "lot-") if method == Draw.Method.PHYSICAL else None,
-                seeds=_numbers(request.POST, "seed-"),
+                lots=(
+                    _numbers(request.POST, "lot-", highest=slots, label=_("签号"))
+                    if method == Draw.Method.PHYSICAL
+                    else None
+                ),
+                seeds=_numbers(
+                    request.POST, "seed-", highest=max(len(entries), 1), label=_("种子号")
+                ),
             )
         except DrawError as err:
             problems.append(err.message if hasattr(err, "message") else str(err))

@@ -323,3 +323,48 @@ def test_the_organiser_adds_a_referee_login_and_assigns_a_tie(client, demo, orga
     assert client.post(schedule, {f"referee-{match.pk}": official.user_id}).status_code == 302
     match.refresh_from_db()
     assert match.referee == official.user
+
+
+@pytest.mark.parametrize(
+    "field, value, label",
+    [
+        ("qualifiers", "-3", "晋级数"),
+        ("qualifiers", "1", "晋级数"),
+        ("swiss_rounds", "1000000000", "积分编排轮数"),
+        ("swiss_rounds", "0", "积分编排轮数"),
+        ("win_points", "99999", "胜场得分"),
+        ("draw_points", "3", "平局得分"),  # more than a win
+        ("loss_points", "2", "负场得分"),  # more than a draw
+        ("groups", "50", "分组数"),
+        ("advance", "-1", "每组出线数"),
+        ("seed-1", "999", "种子号"),
+    ],
+)
+def test_a_draw_setting_out_of_bounds_is_refused_and_nothing_is_drawn(
+    client, demo, organiser, field, value, label
+):
+    client.force_login(organiser)
+    client.post(reverse("draw:undo", args=["anhui-2021", "badminton"]), {"confirm": "1"})
+    data = {"format": "swiss", "method": "random", "third_place": "on", field: value}
+    response = client.post(reverse("draw:draw", args=["anhui-2021", "badminton"]), data)
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert label in html and "之间的整数" in html
+    assert not Draw.objects.filter(event__slug="badminton", undone_at__isnull=True).exists()
+
+
+def test_draw_settings_at_their_bounds_are_accepted(client, demo, organiser):
+    client.force_login(organiser)
+    client.post(reverse("draw:undo", args=["anhui-2021", "badminton"]), {"confirm": "1"})
+    entries = Event.objects.get(tournament__slug="anhui-2021", slug="badminton").entries.count()
+    data = {
+        "format": "swiss",
+        "method": "random",
+        "swiss_rounds": str(min(15, entries - 1)),
+        "win_points": "3",
+        "draw_points": "3",
+        "loss_points": "0",
+    }
+    response = client.post(reverse("draw:draw", args=["anhui-2021", "badminton"]), data)
+    assert response.status_code == 302
+    assert Draw.objects.filter(event__slug="badminton", undone_at__isnull=True).exists()

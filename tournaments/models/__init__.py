@@ -1,19 +1,10 @@
-"""Models of the tournaments app, split by feature: ``core`` (the notice, events, units,
-players and entries) and ``bracket`` (draws, stages, rounds and matches)."""
+"""Models of the tournaments app, split by feature: ``core`` (the notice, venues, officials,
+events), ``entries`` (units, players, entries, pairs), ``bracket`` (draws, stages, rounds and
+matches) and ``links`` (one-time login links)."""
 
 from tournaments.models.bracket import Draw, Match, Round, Stage
-from tournaments.models.core import (
-    Entry,
-    EntryQuerySet,
-    Event,
-    Official,
-    Pair,
-    Player,
-    Tournament,
-    Unit,
-    Venue,
-    ruleset_choices,
-)
+from tournaments.models.core import Event, Official, Tournament, Venue, ruleset_choices
+from tournaments.models.entries import Entry, EntryQuerySet, Pair, Player, Unit
 from tournaments.models.links import LoginLink
 
 __all__ = [

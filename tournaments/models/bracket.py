@@ -11,7 +11,8 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from tournaments.models.core import Entry, Event, Venue
+from tournaments.models.core import Event, Venue
+from tournaments.models.entries import Entry
 
 
 class Draw(models.Model):

@@ -184,8 +184,12 @@ def test_each_person_enters_one_event_only_when_the_tournament_says_so(pairs_eve
 
 def test_a_withdrawn_entry_frees_its_players(pairs_event, chess):
     [entry] = register_entries(event=chess, forms=[single(name="张三")], organiser=True, now=BEFORE)
+    # While 张三 plays chess, the one-event rule keeps them out of the pairs.
+    assert refused(event=pairs_event, forms=[pair()], organiser=True, now=BEFORE)
     withdraw_entry(entry=entry, reason="身体不适")
-    register_entries(event=pairs_event, forms=[pair()], organiser=True, now=BEFORE)
+    [pairs] = register_entries(event=pairs_event, forms=[pair()], organiser=True, now=BEFORE)
+    assert pairs.status == Entry.Status.REGISTERED
+    assert {p.name for p in (pairs.pairs.get().first, pairs.pairs.get().second)} == {"张三", "李四"}
 
 
 def test_a_team_leader_registers_for_their_own_unit_only(pairs_event):

@@ -7,8 +7,9 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends fonts-noto-cjk libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-COPY requirements.txt .
-RUN pip install --no-cache-dir -r requirements.txt
+# Every package at the version and hash in the lock (`make lock` refreshes it).
+COPY requirements.lock .
+RUN pip install --no-cache-dir --require-hashes -r requirements.lock
 COPY . .
 RUN DEBUG=1 python manage.py collectstatic --noinput
 RUN useradd --system --home /app app && mkdir -p /app/var && chown -R app /app/var

@@ -2,20 +2,25 @@
 #   make run    set up, migrate, load the demo, serve http://127.0.0.1:8000
 #   make test   set up and run every test (set DATABASE_URL to test against PostgreSQL)
 #   make bench  the live pages under load: gunicorn + PostgreSQL + Redis on this machine
+#   make lock   after editing requirements*.txt: refresh the locks (UPGRADE=1 also moves the
+#               packages they pull in to their newest releases)
 VENV   := .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | cksum | cut -d' ' -f1)
+# Every package in .venv, and the ones they pull in, at the version and hash in the lock.
+LOCKS  := requirements.lock requirements-dev.lock
+STAMP  := $(VENV)/.installed-$(shell cat $(LOCKS) | cksum | cut -d' ' -f1)
+PIP    := $(PY) -m pip --disable-pip-version-check
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup run serve test bench lint messages check-compose clean
+.PHONY: setup run serve test bench lint lock messages check-compose clean
 
-$(STAMP): requirements.txt requirements-dev.txt
+$(STAMP): $(LOCKS)
 	@if [ -x $(PY) ] && ! $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then \
 		echo "Removing $(VENV): its Python is older than 3.12"; rm -rf $(VENV); fi
 	@if [ ! -x $(PY) ]; then PYBIN=$$(scripts/find-python) && echo "Creating $(VENV) with $$PYBIN" && "$$PYBIN" -m venv $(VENV); fi
-	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(PIP) install --quiet --require-hashes -r requirements-dev.lock
+	@$(PY) scripts/venv-extras requirements-dev.lock | xargs -r $(PIP) uninstall --quiet -y
 	@rm -f $(VENV)/.installed-*; touch $@
 
 setup: $(STAMP)
@@ -40,6 +45,20 @@ test: setup
 bench: setup
 	@scripts/ensure-wrk
 	$(PY) bench/live.py
+
+# The locks are made by pip-tools in a venv of its own (.venv/lock-tools), so the project's
+# venv holds exactly what the locks name. Hashes cover every platform's files, so the
+# Dockerfile installs requirements.lock as it is.
+PIP_TOOLS := pip-tools==7.6.2
+LOCK_PY   := $(VENV)/lock-tools/bin/python
+COMPILE   := $(LOCK_PY) -m piptools compile --quiet --generate-hashes --allow-unsafe --strip-extras \
+	--no-emit-index-url --no-emit-find-links --no-emit-trusted-host $(if $(UPGRADE),--upgrade)
+
+lock:
+	@if [ ! -x $(LOCK_PY) ]; then PYBIN=$$(scripts/find-python) && "$$PYBIN" -m venv $(VENV)/lock-tools; fi
+	$(LOCK_PY) -m pip install --quiet --disable-pip-version-check $(PIP_TOOLS)
+	$(COMPILE) --output-file requirements.lock requirements.txt
+	$(COMPILE) --constraint requirements.lock --output-file requirements-dev.lock requirements-dev.txt
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -150,10 +150,16 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The cache holds each event's version stamp and the live fragments rendered for it
 # (tournaments/live.py). Local memory by default: one process, development. In production
 # set CACHE_URL (or REDIS_URL) to one Redis that every app server shares — nothing the
-# live pages need is then kept in a single process. Tests always use local memory; the
-# Redis test points the cache at REDIS_URL itself.
+# live pages need is then kept in a single process. The cache is an optimisation, never a
+# dependency: with Redis unreachable every operation degrades to a miss or a no-op
+# (guandan_cup/cache.py) and the pages are rendered from the database.
+# Tests use local memory whatever CACHE_URL says (the Redis test points the cache at
+# REDIS_URL itself), unless TEST_CACHE_URL names a cache: `make test-cache-down` runs the
+# live, write and confirmation tests again with it at a closed port.
 CACHE_URL = (
-    "" if TESTING else (env.str("CACHE_URL", default="") or env.str("REDIS_URL", default=""))
+    env.str("TEST_CACHE_URL", default="")
+    if TESTING
+    else (env.str("CACHE_URL", default="") or env.str("REDIS_URL", default=""))
 )
 
 

@@ -177,3 +177,10 @@ def test_an_unsupported_cache_url_is_refused(settings_with):
 def test_tests_use_local_memory_whatever_the_cache_url_says(settings_with):
     cache = settings_with(TESTING="1", CACHE_URL="redis://127.0.0.1:6379/0")["CACHES"]["default"]
     assert cache["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
+
+
+def test_tests_use_the_test_cache_url_when_one_is_named(settings_with):
+    # `make test-cache-down` runs the live and write tests with the cache at a closed port.
+    cache = settings_with(TESTING="1", TEST_CACHE_URL="redis://127.0.0.1:1/0")["CACHES"]["default"]
+    assert cache["BACKEND"] == "guandan_cup.cache.RedisCache"
+    assert cache["LOCATION"] == "redis://127.0.0.1:1/0"

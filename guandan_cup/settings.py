@@ -231,6 +231,14 @@ AXES_VERBOSE = False
 PROXY_COUNT = env.int(
     "PROXY_COUNT", default=1 if env.bool("SECURE_PROXY_SSL_HEADER_ENABLED", default=False) else 0
 )
+# …but X-Forwarded-For is believed only from these proxies (addresses or networks,
+# comma-separated; loopback by default): a client that reaches the app server itself cannot
+# choose the address it is throttled under. The app server should listen only where the
+# proxy reaches it (docker-compose.yml: the compose network; README: two servers).
+TRUSTED_PROXIES = env.names("TRUSTED_PROXIES", default=["127.0.0.1", "::1"])
+# Password spraying: this many failed logins from one address within the cool-off, whatever
+# the usernames, lock that address out (0: no such limit).
+LOGIN_ADDRESS_FAILURE_LIMIT = env.int("LOGIN_ADDRESS_FAILURE_LIMIT", default=20)
 
 # Sessions live in the database, so "log out everywhere" can find and end them all, and
 # every app server sees the same logins. A login lasts one tournament day; a referee's

@@ -917,6 +917,7 @@ READ_ONLY = {
     "accounts-home",
     "password_change_done",
     "healthz",
+    "readyz",
     "tournaments-screen",
     "scoring-board",
 }
@@ -1150,6 +1151,7 @@ def test_a_post_to_a_page_that_only_reads_changes_nothing(client, world, name, f
         "scoring-board": [world.nantong.slug, "guandan"],
         "tournaments-screen": [world.nantong.slug, "guandan"],
         "healthz": [],
+        "readyz": [],
         "accounts-home": [],
         "password_change_done": [],
         "tournaments-bracket": [world.nantong.slug, "guandan"],

@@ -254,6 +254,7 @@ ARGS: dict[str, Callable] = {
     "tournaments-screen": _nantong_event,
     "scoring-board": _nantong_event,
     "healthz": lambda w: {},
+    "readyz": lambda w: {},
     "tournaments-bracket-json": _nantong_event,
     "tournaments-match": lambda w: {**_nantong_event(w), "match_id": w.match.pk},
     "tournaments-match-json": lambda w: {**_nantong_event(w), "match_id": w.match.pk},
@@ -309,6 +310,7 @@ ARGS: dict[str, Callable] = {
 # below), so a view that starts writing cannot stay in this list unnoticed.
 PUBLIC = {
     "healthz",
+    "readyz",
     "tournaments-screen",
     "tournaments-list",
     "tournaments-detail",

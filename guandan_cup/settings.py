@@ -245,6 +245,8 @@ LOGIN_ADDRESS_FAILURE_LIMIT = env.int("LOGIN_ADDRESS_FAILURE_LIMIT", default=20)
 # one-time link ends at midnight of its day.
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_AGE = 12 * 60 * 60
+# A one-time link to choose a new password (guandan_cup/passwords.py) lasts no longer.
+PASSWORD_RESET_TIMEOUT = 12 * 60 * 60
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_FAILURE_VIEW = "guandan_cup.accounts.csrf_failure"

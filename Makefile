@@ -43,8 +43,9 @@ test: setup
 
 # The live, write and confirmation tests once more with the cache at a closed port: the cache
 # is an optimisation, never a dependency (guandan_cup/cache.py). CI runs it. The modules are
-# found by file name wherever they live; a name that matches no file fails the run.
-CACHE_DOWN_TESTS := test_live.py test_bracket_pages.py test_table_views.py
+# named by the end of their path, found wherever they live; a name that matches no file
+# fails the run.
+CACHE_DOWN_TESTS := live/tests/test_http.py draw/tests/test_pages.py scoring/tests/test_table_views.py
 # What only a working cache can give: a 304 or a cached page answered without any query,
 # another server's render lock honoured.
 CACHE_DOWN_SKIP  := not answered_304_without_the_database \
@@ -54,7 +55,7 @@ CACHE_DOWN_URL   ?= redis://127.0.0.1:1/0
 
 test-cache-down: setup
 	@files=$$(for name in $(CACHE_DOWN_TESTS); do \
-		found=$$(find tournaments scoring tests -name "$$name"); \
+		found=$$(find tournaments scoring tests -path "*/$$name"); \
 		[ -n "$$found" ] || { echo "make test-cache-down: no test module named $$name" >&2; exit 1; }; \
 		echo $$found; done) && \
 	echo "TEST_CACHE_URL=$(CACHE_DOWN_URL) pytest $$files" && \

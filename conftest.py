@@ -41,11 +41,11 @@ def _empty_cache():
     same ids in the next, and live pages cache by event id and version."""
     from django.core.cache import cache
 
-    from tournaments import live
+    from tournaments.live import http, stamps
 
     cache.clear()
-    live._memo.clear()
-    live._local.clear()
+    stamps.clear_memo()
+    http.clear_local()
     yield
 
 
@@ -58,7 +58,7 @@ def phone_page(page):
 @pytest.fixture
 def demo(db):
     """Both seed tournaments, loaded and drawn, keyed by slug."""
-    from tournaments.demo import load_demo
+    from tournaments.ops.demo import load_demo
 
     return {t.slug: t for t in load_demo()}
 

@@ -27,8 +27,10 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from tournaments import brackets, draws, synthetic  # noqa: E402
-from tournaments.pairing import SwissPlayer, swiss_round  # noqa: E402
+from tournaments.draw import make as draw_make
+from tournaments.draw.rules import knockout  # noqa: E402
+from tournaments.draw.rules.swiss import SwissPlayer, swiss_round  # noqa: E402
+from tournaments.ops import synthetic  # noqa: E402
 
 
 def best(fn, runs=3):
@@ -52,19 +54,19 @@ def main():
     entries = list(range(4096))
     rng = random.Random(1)
     units = {e: e % 300 for e in entries}
-    t = best(lambda: brackets.draw_knockout(entries, units=units, rng=rng))
+    t = best(lambda: knockout.draw_knockout(entries, units=units, rng=rng))
     print(f"draw_knockout, 4,096 entries, 300 units (pure): {t * 1000:.0f} ms")
-    slots = brackets.draw_knockout(entries, rng=rng)
-    t = best(lambda: brackets.plan_knockout(slots))
+    slots = knockout.draw_knockout(entries, rng=rng)
+    t = best(lambda: knockout.plan_knockout(slots))
     print(f"plan_knockout, 4,096 entries (pure): {t * 1000:.0f} ms")
 
     event = synthetic.create_event(tournament_slug="bench", event_slug="draw4096", entries=4096)
     timings = []
     for seed in range(3):
         start = time.perf_counter()
-        draws.draw_event(event=event, seed=seed)
+        draw_make.draw_event(event=event, seed=seed)
         timings.append(time.perf_counter() - start)
-        draws.undo_draw(event=event)
+        draw_make.undo_draw(event=event)
     print(f"draw_event, 4,096 teams, rows written to the database: {min(timings) * 1000:.0f} ms")
 
     # A Swiss field of 1,000 after five rounds of random results.

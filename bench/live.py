@@ -194,8 +194,9 @@ def build_event(var_dir: str) -> Setup:
     from django.utils.crypto import get_random_string
 
     from scoring.models import TableMatch
-    from tournaments import draws, synthetic
+    from tournaments.draw import make as draw_make
     from tournaments.models import Match, Official, Tournament
+    from tournaments.ops import synthetic
 
     timings = {}
     start = time.perf_counter()
@@ -205,7 +206,7 @@ def build_event(var_dir: str) -> Setup:
     start = time.perf_counter()
     event = synthetic.create_event(tournament_slug=T, event_slug=E, entries=TEAMS)
     Tournament.objects.filter(slug=T).update(status=Tournament.Status.RUNNING)
-    draws.draw_event(event=event, seed=2026)
+    draw_make.draw_event(event=event, seed=2026)
     played = synthetic.play_event(event, seed=2026, until=0.5)
     timings[f"generate {TEAMS} teams, draw, play {played} ties"] = time.perf_counter() - start
     tables = TableMatch.objects.filter(match__round__stage__event=event).count()

@@ -31,8 +31,10 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.test import RequestFactory  # noqa: E402
 
-from tournaments import documents, draws, synthetic  # noqa: E402
-from tournaments.pdf import piece_count, render_pdf  # noqa: E402
+from tournaments.documents import build as documents  # noqa: E402
+from tournaments.documents.pdf import piece_count, render_pdf  # noqa: E402
+from tournaments.draw import make as draw_make
+from tournaments.ops import synthetic  # noqa: E402
 
 
 def cpu_seconds() -> float:
@@ -57,7 +59,7 @@ def main():
     call_command("migrate", verbosity=0)
     request = RequestFactory().get("/", HTTP_HOST="127.0.0.1")
     event = synthetic.create_event(tournament_slug="bench", event_slug="e64", entries=64)
-    draws.draw_event(event=event, seed=1)
+    draw_make.draw_event(event=event, seed=1)
     synthetic.play_event(event, seed=1, until=0.5)
     render_pdf("pdf/draw.html", documents.draw_context(event))  # warm up: fonts, CSS
     t, cpu, pdf = best(lambda: render_pdf("pdf/draw.html", documents.draw_context(event)))
@@ -72,7 +74,7 @@ def main():
     sheets = synthetic.create_event(
         tournament_slug="bench", event_slug="sheets", entries=512, pairs_per_team=1
     )
-    draws.draw_event(event=sheets, seed=1)
+    draw_make.draw_event(event=sheets, seed=1)
     context = documents.scoresheet_context(sheets, request, round_number=1)
     count = len(context["sheets"])
     t, cpu, _ = best(lambda: documents.scoresheet_context(sheets, request, round_number=1))

@@ -18,13 +18,14 @@ from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
-from django.contrib.sessions.models import Session
 from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
+
+from guandan_cup.passwords import end_sessions
 
 logger = logging.getLogger(__name__)
 
@@ -158,16 +159,6 @@ def lockout_response(request, original_response=None, credentials=None) -> HttpR
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """A refused form (no or a stale CSRF token): say what to do, in the user's language."""
     return render(request, "csrf_failure.html", {"reason": reason}, status=403)
-
-
-def end_sessions(user) -> int:
-    """Delete every unexpired session of ``user`` (database sessions); returns how many."""
-    ended = 0
-    for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator():
-        if session.get_decoded().get("_auth_user_id") == str(user.pk):
-            session.delete()
-            ended += 1
-    return ended
 
 
 @login_required

@@ -1,3 +1,6 @@
+"""System checks of the project's settings: a secret key in production, trusted proxies that
+are addresses."""
+
 from django.conf import settings
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured

@@ -1,6 +1,7 @@
 """Password recovery without e-mail (an offline LAN has none): services the organiser pages
 and ``manage.py reset_organiser_password`` call.
 
+- :func:`end_sessions` ends every session of an account (also "log out everywhere").
 - :func:`reset_password` gives an account a new random password, shown once to whoever
   reset it, who hands it over in person; every session of the account ends and its login
   lockouts are lifted.
@@ -19,8 +20,10 @@ import secrets
 
 from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.tokens import default_token_generator
+from django.contrib.sessions.models import Session
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 
@@ -41,13 +44,21 @@ def random_password(user=None) -> str:
         return password
 
 
+def end_sessions(user) -> int:
+    """Delete every unexpired session of ``user`` (database sessions); returns how many."""
+    ended = 0
+    for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator():
+        if session.get_decoded().get("_auth_user_id") == str(user.pk):
+            session.delete()
+            ended += 1
+    return ended
+
+
 def reset_password(*, user, by=None) -> str:
     """Give ``user`` a new random password and return it (it is stored only as a hash).
     Every session of the account ends, and django-axes' lockouts of its username are lifted,
     so the new password works at once on any device. ``by``: who reset it (for the log)."""
     from axes.utils import reset as reset_lockouts
-
-    from guandan_cup.accounts import end_sessions
 
     password = random_password(user)
     with transaction.atomic():

@@ -308,7 +308,8 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
 # Uploads: the Excel registration form is the only file a user sends (5 MB at most, checked
-# again by tournaments.spreadsheets); anything much larger is refused before it is read.
+# again by tournaments.registration.spreadsheets); anything much larger is refused before
+# it is read.
 MAX_REQUEST_BYTES = env.int("MAX_REQUEST_BYTES", default=6 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 

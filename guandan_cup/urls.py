@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from guandan_cup import accounts, views
-from tournaments import views_links
+from tournaments.links import views as views_links
 
 admin.site.site_header = "掼蛋杯 管理后台"
 admin.site.site_title = "掼蛋杯"

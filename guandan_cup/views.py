@@ -1,3 +1,6 @@
+"""The health answers: ``/healthz`` (liveness, nothing touched) and ``/readyz`` (each
+dependency's state as JSON, for whatever decides to send this server traffic)."""
+
 import time
 
 from django.db import DatabaseError, connection
@@ -35,7 +38,7 @@ def _database() -> dict:
 
 def _cjk_font() -> dict:
     # Imported here: the font check lives with the PDFs.
-    from tournaments.pdf import CJK_FONT_HINT, installed_cjk_fonts
+    from tournaments.documents.pdf import CJK_FONT_HINT, installed_cjk_fonts
 
     fonts = installed_cjk_fonts()
     if fonts:

@@ -1,8 +1,9 @@
-"""Table results (台/桌): what referees record deal by deal, and the audit trail.
+"""Table results (台/桌): what referees record event by event (deals, games, penalties,
+forfeits), the reports and check-ins, and the audit trail.
 
 A table match's state is never stored as the truth: it is the replay of its recorded events
-through the level engine (``scoring.engine``). ``TableMatch.state`` is a cache of that replay
-for lists and boards; every write recomputes it.
+through its sport's engine (``scoring.engines.scorer``). ``TableMatch.state`` is a cache of
+that replay for lists and boards; every write recomputes it.
 """
 
 from django.conf import settings
@@ -11,6 +12,15 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.models import Match, Pair, Tournament
+
+# The people a table page shows: both pairs' players.
+PEOPLE = ("home_pair__first", "home_pair__second", "away_pair__first", "away_pair__second")
+
+
+class TableMatchQuerySet(models.QuerySet):
+    def with_people(self, *more: str) -> "TableMatchQuerySet":
+        """Both pairs and their players (and ``more`` relations) in the same query."""
+        return self.select_related(*PEOPLE, *more)
 
 
 class TableMatch(models.Model):
@@ -74,6 +84,8 @@ class TableMatch(models.Model):
     )
     confirmed_at = models.DateTimeField(_("确认时间"), null=True, blank=True)
 
+    objects = TableMatchQuerySet.as_manager()
+
     class Meta:
         ordering = ["match_id", "number"]
         verbose_name = _("台")
@@ -91,7 +103,8 @@ class TableMatch(models.Model):
 
 
 class TableEvent(models.Model):
-    """One recorded event of a table, in the JSON format of guandan-vectors.json. Undone
+    """One recorded event of a table, in its engine's JSON format (Guandan: the public
+    examples', ``scoring/engines/tests/data/guandan-vectors.json``). Undone
     events are kept (``undone_at``) and skipped by the replay: nothing is deleted."""
 
     table = models.ForeignKey(
@@ -137,7 +150,7 @@ class TableEvent(models.Model):
 
 class Report(models.Model):
     """A reported minor violation (举报), ruled on by the arbitration panel (Anhui:
-    三次举报…属实，实施扣级 — see rules §11 A12)."""
+    三次举报…属实，实施扣级 — see docs/rules.md, penalty sizes)."""
 
     table = models.ForeignKey(
         TableMatch, on_delete=models.CASCADE, related_name="reports", verbose_name=_("台")

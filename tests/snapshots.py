@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.apps import apps
 from django.contrib.auth import get_user_model
 
-from tournaments import backup
+from tournaments.ops import backup
 
 
 def app_models():

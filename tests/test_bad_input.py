@@ -31,13 +31,14 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring import services
 from scoring.models import TableMatch
+from scoring.services.reports import add_report, rule_report
+from scoring.services.tables import record_event, submit_table
 from tests.snapshots import app_models, changes, snapshot
-from tournaments import backup
-from tournaments.draws import draw_event
+from tournaments.draw.make import draw_event
 from tournaments.models import Entry, Event, Match, Official, Player, Tournament, Unit
-from tournaments.registration import EntryForm, PersonForm, register_entries
+from tournaments.ops import backup
+from tournaments.registration.services import EntryForm, PersonForm, register_entries
 
 User = get_user_model()
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "20"))
@@ -258,7 +259,7 @@ def world(shared_world, db):
 
 
 def build_world() -> World:
-    from tournaments.demo import load_demo
+    from tournaments.ops.demo import load_demo
 
     demo = {t.slug: t for t in load_demo()}
     nantong, anhui = demo["nantong-2014"], demo["anhui-2021"]
@@ -491,7 +492,7 @@ def _xlsx_upload(w: World) -> st.SearchStrategy[dict]:
     def workbook(cells: list[str]) -> bytes:
         from openpyxl import load_workbook
 
-        from tournaments.spreadsheets import template_workbook
+        from tournaments.registration.spreadsheets import template_workbook
 
         book = load_workbook(
             io.BytesIO(template_workbook(Event.objects.get(tournament=w.cup, slug="pairs")))
@@ -536,71 +537,71 @@ def _table_data(**fields) -> Callable[[World], st.SearchStrategy[dict]]:
 
 
 def _dealt(w: World) -> None:
-    services.record_event(table=w.table, event={"order": list("AABB")}, key="prep-1")
+    record_event(table=w.table, event={"order": list("AABB")}, key="prep-1")
 
 
 def _over(w: World) -> None:
     _dealt(w)
-    services.record_event(table=w.table, event={"time_up": True}, key="prep-2")
+    record_event(table=w.table, event={"time_up": True}, key="prep-2")
 
 
 def _submitted(w: World) -> None:
     _over(w)
-    services.submit_table(table=w.table, user=w.referee)
+    submit_table(table=w.table, user=w.referee)
 
 
 def _three_upheld(w: World) -> None:
     _dealt(w)
     for n in range(3):
-        report = services.add_report(table=w.table, team="A", description=f"违规{n}")
-        services.rule_report(report=report, upheld=True, user=w.chief)
+        report = add_report(table=w.table, team="A", description=f"违规{n}")
+        rule_report(report=report, upheld=True, user=w.chief)
 
 
 def _a_report(w: World) -> int:
-    report = services.add_report(table=w.table, team="A", description="偷看", user=w.referee)
+    report = add_report(table=w.table, team="A", description="偷看", user=w.referee)
     return report.pk
 
 
 ENDPOINTS: dict[str, Endpoint] = {
     # Team leaders (领队): their own units' entries in fuzz-cup.
-    "tournaments-add-entry": Endpoint(
+    "registration:add-entry": Endpoint(
         "leader",
         "cup",
         lambda w, d: _cup(
             w,
-            "tournaments-add-entry",
+            "registration:add-entry",
             d.draw(st.sampled_from([u.pk for u in w.own_units] * 3 + w.ids["unit"])),
             _event_slug(d),
         ),
         lambda w: _entry_fields(w, None),
     ),
-    "tournaments-entry-edit": Endpoint(
+    "registration:entry-edit": Endpoint(
         "leader",
         "cup",
         lambda w, d: _cup(
-            w, "tournaments-entry-edit", d.draw(st.sampled_from([e.pk for e in w.own_entries]))
+            w, "registration:entry-edit", d.draw(st.sampled_from([e.pk for e in w.own_entries]))
         ),
         lambda w: _entry_fields(w),
     ),
-    "tournaments-withdraw": Endpoint(
+    "registration:withdraw": Endpoint(
         "leader",
         "cup",
         lambda w, d: _cup(
-            w, "tournaments-withdraw", d.draw(st.sampled_from([e.pk for e in w.own_entries]))
+            w, "registration:withdraw", d.draw(st.sampled_from([e.pk for e in w.own_entries]))
         ),
         lambda w: form({"reason": value("受伤"), "next": value("manage", "")}),
     ),
     # Organisers (组织者).
-    "tournaments-manage-status": Endpoint(
+    "manage:status": Endpoint(
         "organiser",
         "cup",
-        lambda w, d: _cup(w, "tournaments-manage-status"),
+        lambda w, d: _cup(w, "manage:status"),
         lambda w: form({"action": value("open", "close", "draft")}),
     ),
-    "tournaments-manage-settings": Endpoint(
+    "manage:settings": Endpoint(
         "organiser",
         "cup",
-        lambda w, d: _cup(w, "tournaments-manage-settings"),
+        lambda w, d: _cup(w, "manage:settings"),
         lambda w: form(
             {
                 "name": value("模糊测试杯"),
@@ -623,22 +624,22 @@ ENDPOINTS: dict[str, Endpoint] = {
             }
         ),
     ),
-    "tournaments-event-new": Endpoint(
+    "manage:event-new": Endpoint(
         "organiser",
         "cup",
-        lambda w, d: _cup(w, "tournaments-event-new"),
+        lambda w, d: _cup(w, "manage:event-new"),
         lambda w: _event_fields(w),
     ),
-    "tournaments-event-edit": Endpoint(
+    "manage:event-edit": Endpoint(
         "organiser",
         "cup",
-        lambda w, d: _cup(w, "tournaments-event-edit", _event_slug(d)),
+        lambda w, d: _cup(w, "manage:event-edit", _event_slug(d)),
         lambda w: _event_fields(w),
     ),
-    "tournaments-manage-units": Endpoint(
+    "manage:units": Endpoint(
         "organiser",
         "cup",
-        lambda w, d: _cup(w, "tournaments-manage-units"),
+        lambda w, d: _cup(w, "manage:units"),
         lambda w: form(
             {
                 "name": value("丁组", "甲组"),
@@ -657,12 +658,12 @@ ENDPOINTS: dict[str, Endpoint] = {
             }
         ),
     ),
-    "tournaments-add-leader": Endpoint(
+    "manage:add-leader": Endpoint(
         "organiser",
         "cup",
         lambda w, d: _cup(
             w,
-            "tournaments-add-leader",
+            "manage:add-leader",
             d.draw(st.sampled_from([u.pk for u in w.own_units] + w.ids["unit"])),
         ),
         lambda w: form(
@@ -670,10 +671,10 @@ ENDPOINTS: dict[str, Endpoint] = {
         ),
         creates_users=True,
     ),
-    "tournaments-manage-officials": Endpoint(
+    "manage:officials": Endpoint(
         "organiser",
         "cup",
-        lambda w, d: _cup(w, "tournaments-manage-officials"),
+        lambda w, d: _cup(w, "manage:officials"),
         lambda w: form(
             {
                 "name": value("王裁判"),
@@ -684,29 +685,29 @@ ENDPOINTS: dict[str, Endpoint] = {
         ),
         creates_users=True,
     ),
-    "tournaments-import": Endpoint(
+    "manage:entries-import": Endpoint(
         "organiser",
         "cup",
-        lambda w, d: _cup(w, "tournaments-import", "pairs"),
+        lambda w, d: _cup(w, "manage:entries-import", "pairs"),
         _xlsx_upload,
         upload=True,
     ),
-    "tournaments-draw": Endpoint(
+    "draw:draw": Endpoint(
         "organiser",
         "cup",
-        lambda w, d: _cup(w, "tournaments-draw", _event_slug(d)),
+        lambda w, d: _cup(w, "draw:draw", _event_slug(d)),
         _draw_data,
     ),
-    "tournaments-draw-undo": Endpoint(
+    "draw:undo": Endpoint(
         "organiser",
         "nantong",
-        lambda w, d: reverse("tournaments-draw-undo", args=[w.nantong.slug, "guandan"]),
-        lambda w: form({}),
+        lambda w, d: reverse("draw:undo", args=[w.nantong.slug, "guandan"]),
+        lambda w: form({"confirm": st.sampled_from(["1", "", "0"])}),
     ),
-    "tournaments-schedule": Endpoint(
+    "draw:schedule": Endpoint(
         "organiser",
         "nantong",
-        lambda w, d: reverse("tournaments-schedule", args=[w.nantong.slug, "guandan"]),
+        lambda w, d: reverse("draw:schedule", args=[w.nantong.slug, "guandan"]),
         _schedule_data,
     ),
     # The table's referee (裁判), on a phone: htmx requests.
@@ -747,10 +748,10 @@ ENDPOINTS: dict[str, Endpoint] = {
         lambda w: form({"key": value("k1"), "side": value("home", "away")}),
         htmx=True,
     ),
-    "tournaments-login-links": Endpoint(
+    "links:list": Endpoint(
         "chief",
         "nantong",
-        lambda w, d: reverse("tournaments-login-links", args=[w.nantong.slug]),
+        lambda w, d: reverse("links:list", args=[w.nantong.slug]),
         lambda w: form(
             {
                 "official": value(
@@ -893,23 +894,23 @@ def _event_fields(w: World) -> st.SearchStrategy[dict]:
 # Pages that only read, and URLs that are not the apps' own writes (accounts and language
 # are the other half of the trust issue; admin is Django's).
 READ_ONLY = {
-    "tournaments-list",
-    "tournaments-detail",
-    "tournaments-notice-pdf",
-    "tournaments-results-pdf",
-    "tournaments-draw-pdf",
-    "tournaments-bracket-pdf",
-    "tournaments-scoresheets-pdf",
-    "tournaments-register",
-    "tournaments-unit",
-    "tournaments-manage",
-    "tournaments-manage-entries",
-    "tournaments-entries-template",
-    "tournaments-entries-export",
-    "tournaments-bracket",
-    "tournaments-bracket-json",
-    "tournaments-match",
-    "tournaments-match-json",
+    "tournaments:list",
+    "tournaments:detail",
+    "tournaments:notice-pdf",
+    "documents:results-pdf",
+    "documents:draw-pdf",
+    "documents:bracket-pdf",
+    "documents:scoresheets-pdf",
+    "registration:home",
+    "registration:unit",
+    "manage:dashboard",
+    "manage:entries",
+    "manage:entries-template",
+    "manage:entries-export",
+    "live:bracket",
+    "live:bracket-json",
+    "live:match",
+    "live:match-json",
     "scoring-table",
     "scoring-table-qr",
     "scoring-desk",
@@ -918,7 +919,7 @@ READ_ONLY = {
     "password_change_done",
     "healthz",
     "readyz",
-    "tournaments-screen",
+    "live:screen",
     "scoring-board",
 }
 # Accounts are Django's own forms (login, password change) and pages whose tests are in
@@ -930,18 +931,18 @@ NOT_THE_APPS = {
     "password_change",
     "accounts-logout-everywhere",
     "accounts-login-link",
-    "tournaments-login-link-revoke",
+    "links:revoke",
 }
 # Downloads (PDF, xlsx) only read too; their own tests cover them, and rendering one per
 # example would only make this slow.
 DOWNLOADS = {
-    "tournaments-notice-pdf",
-    "tournaments-results-pdf",
-    "tournaments-draw-pdf",
-    "tournaments-bracket-pdf",
-    "tournaments-scoresheets-pdf",
-    "tournaments-entries-template",
-    "tournaments-entries-export",
+    "tournaments:notice-pdf",
+    "documents:results-pdf",
+    "documents:draw-pdf",
+    "documents:bracket-pdf",
+    "documents:scoresheets-pdf",
+    "manage:entries-template",
+    "manage:entries-export",
 }
 
 
@@ -951,9 +952,10 @@ def _url_names(patterns, namespace="") -> set[str]:
         if isinstance(p, URLResolver):
             if p.namespace == "admin" or getattr(p, "app_name", None) == "admin":
                 continue
-            names |= _url_names(p.url_patterns)
+            inner = f"{namespace}{p.namespace}:" if p.namespace else namespace
+            names |= _url_names(p.url_patterns, inner)
         elif isinstance(p, URLPattern) and p.name:
-            names.add(p.name)
+            names.add(namespace + p.name)
     return names
 
 
@@ -1140,24 +1142,24 @@ def test_hostile_input_never_fails_the_server_or_changes_what_it_should_not(
 def test_a_post_to_a_page_that_only_reads_changes_nothing(client, world, name, form):
     client.force_login(world.organiser)
     urls = {
-        "tournaments-list": [],
-        "tournaments-detail": [world.cup.slug],
-        "tournaments-register": [world.cup.slug],
-        "tournaments-unit": [world.cup.slug, world.own_units[0].pk],
-        "tournaments-manage": [world.cup.slug],
-        "tournaments-manage-entries": [world.cup.slug],
+        "tournaments:list": [],
+        "tournaments:detail": [world.cup.slug],
+        "registration:home": [world.cup.slug],
+        "registration:unit": [world.cup.slug, world.own_units[0].pk],
+        "manage:dashboard": [world.cup.slug],
+        "manage:entries": [world.cup.slug],
         "scoring-desk": [world.nantong.slug],
         "scoring-audit": [world.nantong.slug],
         "scoring-board": [world.nantong.slug, "guandan"],
-        "tournaments-screen": [world.nantong.slug, "guandan"],
+        "live:screen": [world.nantong.slug, "guandan"],
         "healthz": [],
         "readyz": [],
         "accounts-home": [],
         "password_change_done": [],
-        "tournaments-bracket": [world.nantong.slug, "guandan"],
-        "tournaments-bracket-json": [world.nantong.slug, "guandan"],
-        "tournaments-match": [world.nantong.slug, "guandan", world.table.match_id],
-        "tournaments-match-json": [world.nantong.slug, "guandan", world.table.match_id],
+        "live:bracket": [world.nantong.slug, "guandan"],
+        "live:bracket-json": [world.nantong.slug, "guandan"],
+        "live:match": [world.nantong.slug, "guandan", world.table.match_id],
+        "live:match-json": [world.nantong.slug, "guandan", world.table.match_id],
         "scoring-table": [world.nantong.slug, "guandan", world.table.pk],
         "scoring-table-qr": [world.nantong.slug, "guandan", world.table.pk],
     }

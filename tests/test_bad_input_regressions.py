@@ -3,9 +3,12 @@ a message (or a 404 for an id that cannot exist) and nothing is saved."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
+from pypdf import PdfReader
 
 from scoring.models import CheckIn, TableEvent, TableMatch
 from tournaments.models import Draw, Event, Match, Official, Round, Tournament, Unit
@@ -82,7 +85,7 @@ def test_a_leader_login_equal_to_an_existing_one_after_normalising_is_refused(
     """create_user stores the NFKC form: a full-width twin used to pass the form's check
     and then break the database's unique constraint."""
     unit = Unit.objects.filter(tournament=demo[NANTONG]).first()
-    url = reverse("tournaments-add-leader", args=[NANTONG, unit.pk])
+    url = reverse("manage:add-leader", args=[NANTONG, unit.pk])
     response = client.post(url, {"username": username, "password": "Leader-2026-pass"}, follow=True)
     assert "用户名“organiser”已被使用" in response.content.decode()
     assert User.objects.count() == 1
@@ -91,7 +94,7 @@ def test_a_leader_login_equal_to_an_existing_one_after_normalising_is_refused(
 
 @pytest.mark.parametrize("username", ["<script>", "名 字", "a\u202eb"])
 def test_a_login_name_the_user_model_does_not_allow_is_refused(client, organiser, username):
-    url = reverse("tournaments-manage-officials", args=[NANTONG])
+    url = reverse("manage:officials", args=[NANTONG])
     response = client.post(
         url,
         {"name": "王裁判", "role": "referee", "username": username, "password": "Ref-2026-pass!"},
@@ -102,7 +105,7 @@ def test_a_login_name_the_user_model_does_not_allow_is_refused(client, organiser
 
 
 def test_the_official_form_stores_the_normalised_login_name(client, organiser):
-    url = reverse("tournaments-manage-officials", args=[NANTONG])
+    url = reverse("manage:officials", args=[NANTONG])
     client.post(
         url,
         {"name": "王裁判", "role": "referee", "username": "ｗａｎｇ", "password": "Ref-2026-pass!"},
@@ -112,7 +115,7 @@ def test_the_official_form_stores_the_normalised_login_name(client, organiser):
 
 @pytest.mark.parametrize("member", ["9" * 30, "-1", "²"])
 def test_a_joint_team_member_id_that_cannot_exist_is_an_invalid_choice(client, organiser, member):
-    url = reverse("tournaments-manage-units", args=[NANTONG])
+    url = reverse("manage:units", args=[NANTONG])
     before = Unit.objects.count()
     response = client.post(url, {"name": "新联队", "kind": "joint", "members": [member, "1"]})
     assert response.status_code == 422
@@ -131,7 +134,7 @@ def test_a_tournament_date_off_the_calendar_is_refused(client, organiser, field)
         "certificate_text": "{name}",
     }
     data[field] = "0001-01-01T00:00" if field != "starts_on" else "0001-01-01"
-    response = client.post(reverse("tournaments-manage-settings", args=[NANTONG]), data)
+    response = client.post(reverse("manage:settings", args=[NANTONG]), data)
     assert response.status_code == 422
     assert "日期须在1900年到2999年之间" in response.content.decode()
     assert Tournament.objects.get(slug=NANTONG).name != "杯"
@@ -146,7 +149,7 @@ def test_a_tournament_date_off_the_calendar_is_refused(client, organiser, field)
 )
 def test_an_automatic_schedule_off_the_calendar_is_refused(client, organiser, data, message):
     before = list(Round.objects.values_list("pk", "starts_at"))
-    response = client.post(reverse("tournaments-schedule", args=[NANTONG, "guandan"]), data)
+    response = client.post(reverse("draw:schedule", args=[NANTONG, "guandan"]), data)
     assert response.status_code == 422
     assert message in response.content.decode()
     assert list(Round.objects.values_list("pk", "starts_at")) == before
@@ -160,7 +163,7 @@ def test_a_schedule_edit_off_the_calendar_or_with_a_bad_table_saves_nothing(
     match = Match.objects.filter(round=rnd).first()
     before = list(Match.objects.values_list("pk", "first_table"))
     response = client.post(
-        reverse("tournaments-schedule", args=[NANTONG, "guandan"]),
+        reverse("draw:schedule", args=[NANTONG, "guandan"]),
         {f"round-{rnd.pk}": value, f"table-{match.pk}": value},
     )
     assert response.status_code == 422
@@ -171,10 +174,10 @@ def test_a_schedule_edit_off_the_calendar_or_with_a_bad_table_saves_nothing(
 @pytest.mark.parametrize("seed", ["²", "9" * 30])
 def test_a_random_draw_seed_that_no_column_holds_is_refused(client, organiser, demo, seed):
     event = Event.objects.get(tournament=demo[NANTONG], slug="guandan")
-    client.post(reverse("tournaments-draw-undo", args=[NANTONG, "guandan"]))
+    client.post(reverse("draw:undo", args=[NANTONG, "guandan"]), {"confirm": "1"})
     draws_before = Draw.objects.filter(event=event).count()
     response = client.post(
-        reverse("tournaments-draw", args=[NANTONG, "guandan"]),
+        reverse("draw:draw", args=[NANTONG, "guandan"]),
         {"method": "random", "seed": seed, "format": "knockout"},
     )
     assert response.status_code == 422
@@ -183,10 +186,15 @@ def test_a_random_draw_seed_that_no_column_holds_is_refused(client, organiser, d
 
 
 def test_a_score_sheet_round_that_is_not_a_number_is_ignored(client, demo):
-    response = client.get(
-        reverse("tournaments-scoresheets-pdf", args=[NANTONG, "guandan"]) + "?round=²"
-    )
+    url = reverse("documents:scoresheets-pdf", args=[NANTONG, "guandan"])
+    every_round = client.get(url)
+    response = client.get(url + "?round=²")
     assert response.status_code == 200
+    assert response["Content-Type"] == "application/pdf"
+    # Ignored, not read as some round: the same sheets as with no round asked for.
+    pages = len(PdfReader(io.BytesIO(response.content)).pages)
+    assert pages == len(PdfReader(io.BytesIO(every_round.content)).pages)
+    assert pages > 0
 
 
 @pytest.mark.parametrize("events", ["[" + "9" * 5000 + "]", "[" * 100000 + "]" * 100000])
@@ -250,11 +258,11 @@ def test_a_penalty_whose_reason_is_only_a_nul_character_has_no_reason(client, re
 
 
 def test_a_draw_method_that_does_not_exist_is_refused(client, organiser, demo):
-    client.post(reverse("tournaments-draw-undo", args=[NANTONG, "guandan"]))
+    client.post(reverse("draw:undo", args=[NANTONG, "guandan"]), {"confirm": "1"})
     event = Event.objects.get(tournament=demo[NANTONG], slug="guandan")
     before = Draw.objects.filter(event=event).count()
     response = client.post(
-        reverse("tournaments-draw", args=[NANTONG, "guandan"]),
+        reverse("draw:draw", args=[NANTONG, "guandan"]),
         {"method": "<script>", "format": "knockout"},
     )
     assert response.status_code == 422

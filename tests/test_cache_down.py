@@ -66,10 +66,10 @@ def cache_down(settings):
 
 
 def _clear_process_copies():
-    from tournaments import live
+    from tournaments.live import http, stamps
 
-    live._memo.clear()
-    live._local.clear()
+    stamps.clear_memo()
+    http.clear_local()
 
 
 def _use(settings, caches_setting):
@@ -97,14 +97,14 @@ def _first_table() -> TableMatch:
 def _live_urls(table: TableMatch) -> list[str]:
     event = [NANTONG, "guandan"]
     return [
-        reverse("tournaments-bracket", args=event),
-        reverse("tournaments-bracket-json", args=event),
-        reverse("tournaments-screen", args=event),
-        reverse("tournaments-match", args=[*event, table.match_id]),
-        reverse("tournaments-match-json", args=[*event, table.match_id]),
+        reverse("live:bracket", args=event),
+        reverse("live:bracket-json", args=event),
+        reverse("live:screen", args=event),
+        reverse("live:match", args=[*event, table.match_id]),
+        reverse("live:match-json", args=[*event, table.match_id]),
         reverse("scoring-table", args=[*event, table.pk]),
-        reverse("tournaments-detail", args=[NANTONG]),
-        reverse("tournaments-list"),
+        reverse("tournaments:detail", args=[NANTONG]),
+        reverse("tournaments:list"),
     ]
 
 
@@ -116,18 +116,18 @@ def test_every_live_page_answers_as_with_the_cache_up(demo, settings, cache_down
             response = Client().get(url, **headers)
             down[url, bool(headers)] = (response.status_code, response.get("ETag"))
             assert response.status_code == 200, url
-    json_down = Client().get(reverse("tournaments-bracket-json", args=[NANTONG, "guandan"]))
+    json_down = Client().get(reverse("live:bracket-json", args=[NANTONG, "guandan"]))
 
     _use(settings, LOCAL)
     for (url, htmx), answer in down.items():
         response = Client().get(url, **(HTMX if htmx else {}))
         assert (response.status_code, response.get("ETag")) == answer, url
-    json_up = Client().get(reverse("tournaments-bracket-json", args=[NANTONG, "guandan"]))
+    json_up = Client().get(reverse("live:bracket-json", args=[NANTONG, "guandan"]))
     assert json_down.json() == json_up.json()
 
 
 def test_the_bracket_page_shows_the_bracket_from_the_database(demo, cache_down):
-    url = reverse("tournaments-bracket", args=[NANTONG, "guandan"])
+    url = reverse("live:bracket", args=[NANTONG, "guandan"])
     full = Client().get(url)
     assert full.status_code == 200 and 'id="bracket-body"' in full.content.decode()
     poll = Client().get(url, **HTMX)
@@ -139,7 +139,7 @@ def test_a_poll_with_the_last_etag_is_answered_304_from_the_databases_version(
     demo, cache_down, django_assert_max_num_queries
 ):
     client = Client()
-    url = reverse("tournaments-bracket-json", args=[NANTONG, "guandan"])
+    url = reverse("live:bracket-json", args=[NANTONG, "guandan"])
     first = client.get(url)
     assert first.status_code == 200
     with django_assert_max_num_queries(1):  # the event's version, and nothing else
@@ -147,7 +147,7 @@ def test_a_poll_with_the_last_etag_is_answered_304_from_the_databases_version(
     assert again.status_code == 304 and again["ETag"] == first["ETag"]
     since = client.get(url, HTTP_IF_MODIFIED_SINCE=first["Last-Modified"])
     assert since.status_code == 304
-    poll_url = reverse("tournaments-bracket", args=[NANTONG, "guandan"])
+    poll_url = reverse("live:bracket", args=[NANTONG, "guandan"])
     poll = client.get(poll_url, **HTMX)
     assert client.get(poll_url, HTTP_IF_NONE_MATCH=poll["ETag"], **HTMX).status_code == 304
 
@@ -179,7 +179,7 @@ def test_a_deal_answers_as_committed_and_a_resend_records_nothing_more(cache_dow
     table, referee, _chief = staff
     client = Client()
     client.force_login(referee)
-    bracket = reverse("tournaments-bracket-json", args=[NANTONG, "guandan"])
+    bracket = reverse("live:bracket-json", args=[NANTONG, "guandan"])
     before = Client().get(bracket)
     deal = {"deal": "A2", "key": "deal-1", "version": "0"}
     response = client.post(_table_url("scoring-deal", table), deal, **HTMX)
@@ -192,7 +192,7 @@ def test_a_deal_answers_as_committed_and_a_resend_records_nothing_more(cache_dow
     # Everyone sees the new version at once: the stamp comes from the database.
     after = Client().get(bracket, HTTP_IF_NONE_MATCH=before["ETag"])
     assert after.status_code == 200 and after["ETag"] != before["ETag"]
-    tie = Client().get(reverse("tournaments-match-json", args=[NANTONG, "guandan", table.match_id]))
+    tie = Client().get(reverse("live:match-json", args=[NANTONG, "guandan", table.match_id]))
     assert tie.status_code == 200
 
 
@@ -212,7 +212,7 @@ def test_undo_time_up_submit_and_confirm_go_through_and_move_the_bracket(cache_d
     )
     assert client.post(url("scoring-time-up", table), {"key": "t1"}, **HTMX).status_code == 200
     assert client.post(url("scoring-submit", table), **HTMX).status_code == 200
-    bracket = reverse("tournaments-bracket-json", args=[NANTONG, "guandan"])
+    bracket = reverse("live:bracket-json", args=[NANTONG, "guandan"])
     before = Client().get(bracket)
     client.force_login(chief)
     confirmed = client.post(url("scoring-confirm", table), **HTMX)

@@ -12,7 +12,7 @@ import pytest
 from django.conf import settings
 
 from tournaments import checks as tournament_checks
-from tournaments import pdf
+from tournaments.documents import pdf
 
 ROOT = Path(settings.BASE_DIR)
 

@@ -29,10 +29,12 @@ from django.test import Client, override_settings
 from django.urls import URLResolver, get_resolver, reverse
 from django.utils import timezone
 
-from scoring import services
 from scoring.models import CheckIn, Report, TableEvent, TableMatch
-from tournaments.draws import draw_event
-from tournaments.login_links import SHANGHAI, login_link_create
+from scoring.services.desk import check_in
+from scoring.services.reports import add_report, rule_report
+from scoring.services.tables import ensure_tables, record_event, submit_table
+from tournaments.draw.make import draw_event
+from tournaments.links.services import SHANGHAI, login_link_create
 from tournaments.models import (
     Draw,
     Entry,
@@ -44,7 +46,7 @@ from tournaments.models import (
     Tournament,
     Unit,
 )
-from tournaments.registration import EntryForm, PersonForm, register_entries
+from tournaments.registration.services import EntryForm, PersonForm, register_entries
 
 User = get_user_model()
 PASSWORD = "Matrix-Password-2026"
@@ -98,7 +100,7 @@ def fresh(obj):
 
 
 def _world() -> SimpleNamespace:
-    from tournaments.demo import DEMOS, _load
+    from tournaments.ops.demo import DEMOS, _load
 
     w = SimpleNamespace()
     w.nantong = _load(next(d for d in DEMOS if d.slug == "nantong-2014"))
@@ -110,7 +112,7 @@ def _world() -> SimpleNamespace:
     )
     w.match, w.other_match = first_round[0], first_round[1]
     for match in (w.match, w.other_match):
-        services.ensure_tables(match)
+        ensure_tables(match)
     w.table = TableMatch.objects.get(match=w.match, number=1)
     w.round = w.match.round
 
@@ -243,21 +245,21 @@ ARGS: dict[str, Callable] = {
     "accounts-login-link": lambda w: {"token": "unknown"},
     "password_change": lambda w: {},
     "password_change_done": lambda w: {},
-    "tournaments-list": lambda w: {},
-    "tournaments-detail": _nantong,
-    "tournaments-notice-pdf": _nantong,
-    "tournaments-results-pdf": _nantong,
-    "tournaments-draw-pdf": _nantong_event,
-    "tournaments-bracket-pdf": _nantong_event,
-    "tournaments-scoresheets-pdf": _nantong_event,
-    "tournaments-bracket": _nantong_event,
-    "tournaments-screen": _nantong_event,
+    "tournaments:list": lambda w: {},
+    "tournaments:detail": _nantong,
+    "tournaments:notice-pdf": _nantong,
+    "documents:results-pdf": _nantong,
+    "documents:draw-pdf": _nantong_event,
+    "documents:bracket-pdf": _nantong_event,
+    "documents:scoresheets-pdf": _nantong_event,
+    "live:bracket": _nantong_event,
+    "live:screen": _nantong_event,
     "scoring-board": _nantong_event,
     "healthz": lambda w: {},
     "readyz": lambda w: {},
-    "tournaments-bracket-json": _nantong_event,
-    "tournaments-match": lambda w: {**_nantong_event(w), "match_id": w.match.pk},
-    "tournaments-match-json": lambda w: {**_nantong_event(w), "match_id": w.match.pk},
+    "live:bracket-json": _nantong_event,
+    "live:match": lambda w: {**_nantong_event(w), "match_id": w.match.pk},
+    "live:match-json": lambda w: {**_nantong_event(w), "match_id": w.match.pk},
     "scoring-table": _table,
     "scoring-table-qr": _table,
     "scoring-deal": _table,
@@ -278,32 +280,32 @@ ARGS: dict[str, Callable] = {
     "scoring-whistle": _round,
     "scoring-checkin": _round,
     "scoring-audit": _nantong,
-    "tournaments-register": _reg,
-    "tournaments-unit": lambda w: {"slug": w.reg.slug, "unit_id": w.unit.pk},
-    "tournaments-add-entry": lambda w: {
+    "registration:home": _reg,
+    "registration:unit": lambda w: {"slug": w.reg.slug, "unit_id": w.unit.pk},
+    "registration:add-entry": lambda w: {
         "slug": w.reg.slug,
         "unit_id": w.unit.pk,
         "event_slug": w.pairs.slug,
     },
-    "tournaments-entry-edit": lambda w: {"slug": w.reg.slug, "entry_id": w.entry.pk},
-    "tournaments-withdraw": lambda w: {"slug": w.reg.slug, "entry_id": w.entry.pk},
-    "tournaments-manage": _reg,
-    "tournaments-manage-status": _reg,
-    "tournaments-manage-settings": _reg,
-    "tournaments-event-new": _reg,
-    "tournaments-event-edit": _reg_event,
-    "tournaments-manage-units": _reg,
-    "tournaments-add-leader": lambda w: {"slug": w.reg.slug, "unit_id": w.unit.pk},
-    "tournaments-manage-entries": _reg,
-    "tournaments-manage-officials": _reg,
-    "tournaments-entries-template": _reg_event,
-    "tournaments-entries-export": _reg_event,
-    "tournaments-import": _reg_event,
-    "tournaments-login-links": _nantong,
-    "tournaments-login-link-revoke": lambda w: {"slug": w.nantong.slug, "link_id": 0},
-    "tournaments-draw": _reg_event,
-    "tournaments-draw-undo": _nantong_event,
-    "tournaments-schedule": _nantong_event,
+    "registration:entry-edit": lambda w: {"slug": w.reg.slug, "entry_id": w.entry.pk},
+    "registration:withdraw": lambda w: {"slug": w.reg.slug, "entry_id": w.entry.pk},
+    "manage:dashboard": _reg,
+    "manage:status": _reg,
+    "manage:settings": _reg,
+    "manage:event-new": _reg,
+    "manage:event-edit": _reg_event,
+    "manage:units": _reg,
+    "manage:add-leader": lambda w: {"slug": w.reg.slug, "unit_id": w.unit.pk},
+    "manage:entries": _reg,
+    "manage:officials": _reg,
+    "manage:entries-template": _reg_event,
+    "manage:entries-export": _reg_event,
+    "manage:entries-import": _reg_event,
+    "links:list": _nantong,
+    "links:revoke": lambda w: {"slug": w.nantong.slug, "link_id": 0},
+    "draw:draw": _reg_event,
+    "draw:undo": _nantong_event,
+    "draw:schedule": _nantong_event,
 }
 
 # Every pattern of the site, by what it does. Read-only URLs answer 405 to a POST (checked
@@ -311,18 +313,18 @@ ARGS: dict[str, Callable] = {
 PUBLIC = {
     "healthz",
     "readyz",
-    "tournaments-screen",
-    "tournaments-list",
-    "tournaments-detail",
-    "tournaments-notice-pdf",
-    "tournaments-results-pdf",
-    "tournaments-draw-pdf",
-    "tournaments-bracket-pdf",
-    "tournaments-scoresheets-pdf",
-    "tournaments-bracket",
-    "tournaments-bracket-json",
-    "tournaments-match",
-    "tournaments-match-json",
+    "live:screen",
+    "tournaments:list",
+    "tournaments:detail",
+    "tournaments:notice-pdf",
+    "documents:results-pdf",
+    "documents:draw-pdf",
+    "documents:bracket-pdf",
+    "documents:scoresheets-pdf",
+    "live:bracket",
+    "live:bracket-json",
+    "live:match",
+    "live:match-json",
     "scoring-table",
     "scoring-table-qr",
 }
@@ -330,12 +332,12 @@ READ_ONLY = PUBLIC | {
     # behind a login (their rows are in the matrix too)
     "accounts-home",
     "password_change_done",
-    "tournaments-register",
-    "tournaments-unit",
-    "tournaments-manage",
-    "tournaments-manage-entries",
-    "tournaments-entries-template",
-    "tournaments-entries-export",
+    "registration:home",
+    "registration:unit",
+    "manage:dashboard",
+    "manage:entries",
+    "manage:entries-template",
+    "manage:entries-export",
     "scoring-desk",
     "scoring-board",
     "scoring-audit",
@@ -364,22 +366,22 @@ WRITING = {
     "scoring-correct",
     "scoring-whistle",
     "scoring-checkin",
-    "tournaments-add-entry",
-    "tournaments-entry-edit",
-    "tournaments-withdraw",
-    "tournaments-manage-status",
-    "tournaments-manage-settings",
-    "tournaments-event-new",
-    "tournaments-event-edit",
-    "tournaments-manage-units",
-    "tournaments-add-leader",
-    "tournaments-manage-officials",
-    "tournaments-import",
-    "tournaments-login-links",
-    "tournaments-login-link-revoke",
-    "tournaments-draw",
-    "tournaments-draw-undo",
-    "tournaments-schedule",
+    "registration:add-entry",
+    "registration:entry-edit",
+    "registration:withdraw",
+    "manage:status",
+    "manage:settings",
+    "manage:event-new",
+    "manage:event-edit",
+    "manage:units",
+    "manage:add-leader",
+    "manage:officials",
+    "manage:entries-import",
+    "links:list",
+    "links:revoke",
+    "draw:draw",
+    "draw:undo",
+    "draw:schedule",
 }
 
 
@@ -387,7 +389,7 @@ WRITING = {
 
 
 def _deal(w):
-    services.record_event(
+    record_event(
         table=fresh(w.table), event={"order": list("AABB")}, user=w.users["referee"], key="p-1"
     )
     return {}
@@ -395,38 +397,34 @@ def _deal(w):
 
 def _played(w):
     _deal(w)
-    services.record_event(
-        table=fresh(w.table), event={"time_up": True}, user=w.users["referee"], key="p-2"
-    )
+    record_event(table=fresh(w.table), event={"time_up": True}, user=w.users["referee"], key="p-2")
     return {}
 
 
 def _submitted(w):
     _played(w)
-    services.submit_table(table=fresh(w.table), user=w.users["referee"])
+    submit_table(table=fresh(w.table), user=w.users["referee"])
     return {}
 
 
 def _report(w):
-    report = services.add_report(
-        table=fresh(w.table), team="A", description="偷看", user=w.users["referee"]
-    )
+    report = add_report(table=fresh(w.table), team="A", description="偷看", user=w.users["referee"])
     return {"report_id": report.pk}
 
 
 def _three_upheld(w):
     _deal(w)
     for n in range(3):
-        report = services.add_report(
+        report = add_report(
             table=fresh(w.table), team="A", description=f"违规{n}", user=w.users["referee"]
         )
-        services.rule_report(report=report, upheld=True, user=w.users["chief"])
+        rule_report(report=report, upheld=True, user=w.users["chief"])
     return {}
 
 
 def _home_pair_present(w):
     table = fresh(w.table)
-    services.check_in(match=table.match, pair=table.home_pair, user=w.users["chief"])
+    check_in(match=table.match, pair=table.home_pair, user=w.users["chief"])
     return {}
 
 
@@ -455,7 +453,7 @@ def _sport_events(w):
 def _import_file(w) -> io.BytesIO:
     from openpyxl import load_workbook
 
-    from tournaments.spreadsheets import template_workbook
+    from tournaments.registration.spreadsheets import template_workbook
 
     book = load_workbook(io.BytesIO(template_workbook(w.pairs)))
     book.worksheets[0].append(["体育", "周五", "男", "吴六", "女", ""])
@@ -548,11 +546,11 @@ MATRIX: list[Row] = [
         note="delete a unit",
     ),
     # ----------------------------------------------------------------- registration
-    Row("GET", "tournaments-register", "login 403 ok ok 403 403 403 ok ok"),
-    Row("GET", "tournaments-unit", LEADER),
+    Row("GET", "registration:home", "login 403 ok ok 403 403 403 ok ok"),
+    Row("GET", "registration:unit", LEADER),
     Row(
         "POST",
-        "tournaments-add-entry",
+        "registration:add-entry",
         LEADER,
         data={
             "pairs-p1_1_name": "周五",
@@ -564,17 +562,17 @@ MATRIX: list[Row] = [
     ),
     Row(
         "POST",
-        "tournaments-add-entry",
+        "registration:add-entry",
         NOT_FOUND,
         note="a unit of another tournament",
         prepare=lambda w: {"unit_id": w.nantong.units.get(name="体育").pk},
         data={"pairs-p1_1_name": "周五", "pairs-p1_2_name": "吴六"},
     ),
-    Row("GET", "tournaments-add-entry", LOGGED_IN_405),
-    Row("GET", "tournaments-entry-edit", LEADER),
+    Row("GET", "registration:add-entry", LOGGED_IN_405),
+    Row("GET", "registration:entry-edit", LEADER),
     Row(
         "POST",
-        "tournaments-entry-edit",
+        "registration:entry-edit",
         LEADER,
         data={
             "p1_1_name": "赵一",
@@ -586,7 +584,7 @@ MATRIX: list[Row] = [
     ),
     Row(
         "POST",
-        "tournaments-entry-edit",
+        "registration:entry-edit",
         NOT_FOUND,
         note="an entry of another tournament",
         prepare=lambda w: {"entry_id": Entry.objects.filter(event=w.event).first().pk},
@@ -594,26 +592,26 @@ MATRIX: list[Row] = [
     ),
     Row(
         "POST",
-        "tournaments-withdraw",
+        "registration:withdraw",
         LEADER,
         data={"reason": "因病退赛"},
         done=lambda w: fresh(w.entry).status == Entry.Status.WITHDRAWN,
     ),
-    Row("GET", "tournaments-withdraw", LOGGED_IN_405),
+    Row("GET", "registration:withdraw", LOGGED_IN_405),
     # ----------------------------------------------------------------- organisers
-    Row("GET", "tournaments-manage", ORGANISER),
+    Row("GET", "manage:dashboard", ORGANISER),
     Row(
         "POST",
-        "tournaments-manage-status",
+        "manage:status",
         ORGANISER,
         data={"action": "close"},
         done=lambda w: fresh(w.reg).status == Tournament.Status.REGISTRATION_CLOSED,
     ),
-    Row("GET", "tournaments-manage-status", ORGANISER_405),
-    Row("GET", "tournaments-manage-settings", ORGANISER),
+    Row("GET", "manage:status", ORGANISER_405),
+    Row("GET", "manage:settings", ORGANISER),
     Row(
         "POST",
-        "tournaments-manage-settings",
+        "manage:settings",
         ORGANISER,
         data=lambda w: {
             "name": "改名杯",
@@ -626,10 +624,10 @@ MATRIX: list[Row] = [
         },
         done=lambda w: fresh(w.reg).name == "改名杯",
     ),
-    Row("GET", "tournaments-event-new", ORGANISER),
+    Row("GET", "manage:event-new", ORGANISER),
     Row(
         "POST",
-        "tournaments-event-new",
+        "manage:event-new",
         ORGANISER,
         data={
             "name": "象棋",
@@ -640,10 +638,10 @@ MATRIX: list[Row] = [
         },
         done=lambda w: w.reg.events.filter(slug="xiangqi").exists(),
     ),
-    Row("GET", "tournaments-event-edit", ORGANISER),
+    Row("GET", "manage:event-edit", ORGANISER),
     Row(
         "POST",
-        "tournaments-event-edit",
+        "manage:event-edit",
         ORGANISER,
         data={
             "name": "双人赛",
@@ -656,60 +654,61 @@ MATRIX: list[Row] = [
         },
         done=lambda w: fresh(w.pairs).name == "双人赛",
     ),
-    Row("GET", "tournaments-manage-units", ORGANISER),
+    Row("GET", "manage:units", ORGANISER),
     Row(
         "POST",
-        "tournaments-manage-units",
+        "manage:units",
         ORGANISER,
         data={"name": "工会", "kind": "union_group"},
         done=lambda w: w.reg.units.filter(name="工会").exists(),
     ),
     Row(
         "POST",
-        "tournaments-add-leader",
+        "manage:add-leader",
         ORGANISER,
         data={"username": "new-leader", "password": "Leader-Pass-2026"},
         done=lambda w: w.unit.leaders.filter(username="new-leader").exists(),
     ),
-    Row("GET", "tournaments-add-leader", ORGANISER_405),
-    Row("GET", "tournaments-manage-entries", ORGANISER),
-    Row("GET", "tournaments-manage-officials", ORGANISER),
+    Row("GET", "manage:add-leader", ORGANISER_405),
+    Row("GET", "manage:entries", ORGANISER),
+    Row("GET", "manage:officials", ORGANISER),
     Row(
         "POST",
-        "tournaments-manage-officials",
+        "manage:officials",
         ORGANISER,
         data={"name": "新裁判", "role": "referee"},
         done=lambda w: w.reg.officials.filter(name="新裁判").exists(),
     ),
-    Row("GET", "tournaments-entries-template", ORGANISER),
-    Row("GET", "tournaments-entries-export", ORGANISER),
-    Row("GET", "tournaments-import", ORGANISER),
+    Row("GET", "manage:entries-template", ORGANISER),
+    Row("GET", "manage:entries-export", ORGANISER),
+    Row("GET", "manage:entries-import", ORGANISER),
     Row(
         "POST",
-        "tournaments-import",
+        "manage:entries-import",
         ORGANISER,
         data=lambda w: {"file": _import_file(w)},
         note="upload for the preview",
     ),
-    Row("GET", "tournaments-draw", ORGANISER),
+    Row("GET", "draw:draw", ORGANISER),
     Row(
         "POST",
-        "tournaments-draw",
+        "draw:draw",
         ORGANISER,
         data={"method": "random", "format": "knockout", "seed": "7"},
         done=lambda w: Draw.objects.filter(event=w.pairs).exists(),
     ),
     Row(
         "POST",
-        "tournaments-draw-undo",
+        "draw:undo",
         ORGANISER,
+        data={"confirm": "1"},
         done=lambda w: not Draw.objects.filter(event=w.event, undone_at__isnull=True).exists(),
     ),
-    Row("GET", "tournaments-draw-undo", ORGANISER_405),
-    Row("GET", "tournaments-schedule", ORGANISER),
+    Row("GET", "draw:undo", ORGANISER_405),
+    Row("GET", "draw:schedule", ORGANISER),
     Row(
         "POST",
-        "tournaments-schedule",
+        "draw:schedule",
         ORGANISER,
         data=lambda w: {f"table-{w.match.pk}": "7"},
         done=lambda w: fresh(w.match).first_table == 7,
@@ -855,22 +854,22 @@ MATRIX: list[Row] = [
         prepare=_home_pair_present,
         done=lambda w: fresh(w.table).winner == "A",
     ),
-    Row("GET", "tournaments-login-links", CHIEF),
+    Row("GET", "links:list", CHIEF),
     Row(
         "POST",
-        "tournaments-login-links",
+        "links:list",
         CHIEF,
         data=lambda w: {"official": str(w.new_referee.pk), "day": _tomorrow()},
         done=lambda w: LoginLink.objects.filter(official=w.new_referee).exists(),
     ),
     Row(
         "POST",
-        "tournaments-login-link-revoke",
+        "links:revoke",
         CHIEF,
         prepare=_link,
         done=lambda w: fresh(w.prepared_link).revoked_at is not None,
     ),
-    Row("GET", "tournaments-login-link-revoke", LOGGED_IN_405, prepare=_link),
+    Row("GET", "links:revoke", LOGGED_IN_405, prepare=_link),
 ]
 ROWS_BY_NAME: dict[str, list[Row]] = {}
 for _row in MATRIX:
@@ -934,16 +933,16 @@ def site_patterns() -> set[str]:
     """Every named pattern of the site; the admin counts as one ("admin")."""
     names: set[str] = set()
 
-    def walk(patterns):
+    def walk(patterns, prefix=""):
         for p in patterns:
             if isinstance(p, URLResolver):
                 if p.namespace == "admin":
                     names.add("admin")
                 else:
-                    walk(p.url_patterns)
+                    walk(p.url_patterns, f"{prefix}{p.namespace}:" if p.namespace else prefix)
             else:
                 assert p.name, f"URL pattern {p.pattern} has no name"
-                names.add(p.name)
+                names.add(prefix + p.name)
 
     walk(get_resolver().url_patterns)
     return names

@@ -17,7 +17,7 @@ from django.db import OperationalError
 from django.test import Client
 
 from guandan_cup import views
-from tournaments import pdf
+from tournaments.documents import pdf
 
 ROOT = Path(settings.BASE_DIR)
 

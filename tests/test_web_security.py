@@ -13,8 +13,8 @@ from django.urls import URLResolver, get_resolver, reverse
 
 from scoring.models import TableMatch
 from tests.test_permissions import PUBLIC
-from tournaments.demo import play_demo
 from tournaments.models import Match, Player
+from tournaments.ops.demo import play_demo
 
 TEMPLATES = Path(settings.BASE_DIR) / "templates"
 NANTONG = "nantong-2014"
@@ -99,8 +99,8 @@ def test_templates_have_no_inline_script_or_style():
 def test_every_page_sends_a_strict_content_security_policy(client, demo):
     for url in [
         "/",
-        reverse("tournaments-detail", args=[NANTONG]),
-        reverse("tournaments-bracket", args=[NANTONG, "guandan"]),
+        reverse("tournaments:detail", args=[NANTONG]),
+        reverse("live:bracket", args=[NANTONG, "guandan"]),
         reverse("login"),
     ]:
         response = client.get(url)
@@ -137,24 +137,22 @@ def _public_urls() -> dict[str, list[str]]:
     table = TableMatch.objects.filter(match=match).first()
     table_args = [NANTONG, "guandan", table.pk]
     urls = {
-        "tournaments-list": [reverse("tournaments-list")],
-        "tournaments-detail": [reverse("tournaments-detail", args=[NANTONG])],
-        "tournaments-notice-pdf": [reverse("tournaments-notice-pdf", args=[NANTONG])],
-        "tournaments-results-pdf": [reverse("tournaments-results-pdf", args=[NANTONG])],
+        "tournaments:list": [reverse("tournaments:list")],
+        "tournaments:detail": [reverse("tournaments:detail", args=[NANTONG])],
+        "tournaments:notice-pdf": [reverse("tournaments:notice-pdf", args=[NANTONG])],
+        "documents:results-pdf": [reverse("documents:results-pdf", args=[NANTONG])],
         "scoring-table": [reverse("scoring-table", args=table_args)],
         "scoring-table-qr": [reverse("scoring-table-qr", args=table_args)],
-        "tournaments-match": [reverse("tournaments-match", args=[NANTONG, *event, match.pk])],
-        "tournaments-match-json": [
-            reverse("tournaments-match-json", args=[NANTONG, *event, match.pk])
-        ],
+        "live:match": [reverse("live:match", args=[NANTONG, *event, match.pk])],
+        "live:match-json": [reverse("live:match-json", args=[NANTONG, *event, match.pk])],
     }
     for name in (
-        "tournaments-draw-pdf",
-        "tournaments-bracket-pdf",
-        "tournaments-scoresheets-pdf",
-        "tournaments-bracket",
-        "tournaments-bracket-json",
-        "tournaments-screen",
+        "documents:draw-pdf",
+        "documents:bracket-pdf",
+        "documents:scoresheets-pdf",
+        "live:bracket",
+        "live:bracket-json",
+        "live:screen",
     ):
         urls[name] = [reverse(name, args=[NANTONG, *event])]
     urls["healthz"] = [reverse("healthz")]

@@ -9,6 +9,7 @@ from functools import wraps
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
 from tournaments.models import Entry, Event, Official, Tournament, Unit
@@ -110,3 +111,21 @@ def can_issue_login_links(user, tournament: Tournament) -> bool:
         user=user,
         role__in=(Official.Role.ORGANISER, Official.Role.CHIEF_REFEREE),
     ).exists()
+
+
+def public_event(request: HttpRequest, slug: str, event_slug: str) -> Event:
+    """The event with its tournament in one query; drafts only for staff."""
+    event = get_object_or_404(
+        Event.objects.select_related("tournament"), tournament__slug=slug, slug=event_slug
+    )
+    if not event.tournament.is_public and not request.user.is_staff:
+        raise Http404("No such tournament")
+    return event
+
+
+def get_public_tournament(request: HttpRequest, slug: str) -> Tournament:
+    """A tournament anyone may read; drafts only for staff."""
+    tournament = get_object_or_404(Tournament, slug=slug)
+    if not tournament.is_public and not request.user.is_staff:
+        raise Http404("No such tournament")
+    return tournament

@@ -1,6 +1,8 @@
+"""System checks of the tournaments app: a CJK font for the Chinese PDFs."""
+
 from django.core import checks
 
-from tournaments.pdf import CJK_FONT_HINT, installed_cjk_fonts
+from tournaments.documents.pdf import CJK_FONT_HINT, installed_cjk_fonts
 
 
 @checks.register()

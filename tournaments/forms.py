@@ -2,17 +2,11 @@ from django import forms
 from django.contrib.auth import get_user_model, password_validation
 from django.utils.translation import gettext_lazy as _
 
-from tournaments.inputs import BIG_INT, whole_number
+from guandan_cup.inputs import BIG_INT, sensible_year, whole_number
 from tournaments.models import Entry, Event, Official, Tournament, Unit
-from tournaments.registration import EntryForm, PersonForm
+from tournaments.registration.services import EntryForm, PersonForm
 
 GENDER_CHOICES = [("", _("—")), ("男", _("男")), ("女", _("女"))]
-
-
-def sensible_year(value) -> bool:
-    """Year 1 or 9999 is a slip — and 0001-01-01 00:00 in Beijing is before year 1 in UTC,
-    which the database cannot store (a 500 before)."""
-    return 1900 <= value.year <= 2999
 
 
 class TournamentForm(forms.ModelForm):
@@ -150,7 +144,7 @@ class UnitForm(forms.ModelForm):
         self.fields["members"].required = False
 
     def clean_name(self):
-        from tournaments.registration import normalise_name
+        from tournaments.registration.services import normalise_name
 
         name = normalise_name(self.cleaned_data["name"])
         clash = Unit.objects.filter(tournament=self.instance.tournament, name=name)

@@ -1,20 +1,14 @@
+"""The public front door: the list of tournaments and a tournament's notice page (and PDF)."""
+
 from django.db.models import Count, Q
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from tournaments.access import is_organiser, leader_unit_ids
+from tournaments.access import get_public_tournament, is_organiser, leader_unit_ids
+from tournaments.documents.notice import notice_blocks
+from tournaments.documents.pdf import pdf_response, render_pdf
 from tournaments.models import Entry, Round, Tournament
-from tournaments.notice import notice_blocks
-from tournaments.pdf import pdf_response, render_pdf
-
-
-def get_public_tournament(request: HttpRequest, slug: str) -> Tournament:
-    """A tournament anyone may read; drafts only for staff."""
-    tournament = get_object_or_404(Tournament, slug=slug)
-    if not tournament.is_public and not request.user.is_staff:
-        raise Http404("No such tournament")
-    return tournament
 
 
 @require_safe

@@ -21,8 +21,8 @@ def log_in(page, base, username):
 def test_a_referee_records_a_table_from_2_past_a_and_the_confirmed_winner_moves_on(
     live_server, browser, db
 ):
-    from tournaments.demo import load_demo
     from tournaments.models import Match, Official
+    from tournaments.ops.demo import load_demo
 
     load_demo()
     User = get_user_model()
@@ -84,8 +84,8 @@ def test_a_deal_sent_on_a_dropped_connection_is_shown_unsaved_resent_and_recorde
     live_server, browser, db
 ):
     from scoring.models import TableEvent
-    from tournaments.demo import load_demo
     from tournaments.models import Match
+    from tournaments.ops.demo import load_demo
 
     load_demo()
     referee = get_user_model().objects.create_user(username="liangyong", password=PASSWORD)

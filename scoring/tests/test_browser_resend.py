@@ -11,8 +11,8 @@ PASSWORD = "Referee-2021-pass"
 
 @pytest.fixture
 def table_page(live_server, browser):
-    from tournaments.demo import load_demo
     from tournaments.models import Match
+    from tournaments.ops.demo import load_demo
 
     load_demo()
     referee = get_user_model().objects.create_user(username="liangyong", password=PASSWORD)

@@ -11,8 +11,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_referee_enters_a_badminton_match_and_the_confirmed_winner_moves_on(live_server, browser):
-    from tournaments.demo import load_demo
     from tournaments.models import Match, Official
+    from tournaments.ops.demo import load_demo
 
     load_demo()
     User = get_user_model()

@@ -1,6 +1,6 @@
 """The referee result-entry services (scoring.services) on the two demo tournaments.
 
-Levels are hand-computed from shared/docs/guandan-rules.md sections 5–8: nantong2014
+Levels are hand-computed from the rules in docs/rules.md: nantong2014
 promotes 3/2/1 (partner 二游/三游/末游), one game to past A; anhui2021 promotes 5/3/1, best
 of three games, three failed A attempts back to 2, sudden death after the whistle.
 """
@@ -15,10 +15,14 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models.signals import pre_delete
 
-from scoring import services
-from scoring.engine import state_to_full_dict
+from scoring.engines.guandan.play import state_to_full_dict
 from scoring.models import AuditEntry, CheckIn, Report, TableEvent, TableMatch
-from scoring.services import TableError
+from scoring.selectors import missing_pairs, pair_name, pending_upheld
+from scoring.services.common import TableError, active_events, locked, replay_table
+from scoring.services.corrections import correct_table
+from scoring.services.desk import call_time, check_in, forfeit_missing
+from scoring.services.reports import add_report, apply_report_deduction, rule_report
+from scoring.services.tables import confirm_table, record_event, submit_table, undo_last
 from scoring.tests.utils import first_round, fresh, guandan, tables
 from tournaments.models import Entry, Match, Official
 
@@ -59,9 +63,7 @@ def no_event_is_ever_deleted():
 
 
 def record(table, event, user=None, key=None, **kwargs):
-    return services.record_event(
-        table=table, event=event, user=user, key=key or f"k{next(_keys)}", **kwargs
-    )
+    return record_event(table=table, event=event, user=user, key=key or f"k{next(_keys)}", **kwargs)
 
 
 def deal(table, order, user=None, **kwargs):
@@ -89,8 +91,8 @@ def play_out(table, side, user) -> None:
 
 def win_table(table, side, referee, chief) -> TableMatch:
     play_out(table, side, referee)
-    services.submit_table(table=table, user=referee)
-    return services.confirm_table(table=table, user=chief)
+    submit_table(table=table, user=referee)
+    return confirm_table(table=table, user=chief)
 
 
 def win_tie(match, side, referee, chief) -> Match:
@@ -123,7 +125,7 @@ def snapshot():
 def test_nantong_deals_give_the_hand_computed_levels_and_the_engines_description(people):
     referee, _chief = people
     table = tables(first_round("nantong-2014")[0])[0]
-    home, away = services.pair_name(table.home_pair), services.pair_name(table.away_pair)
+    home, away = pair_name(table.home_pair), pair_name(table.away_pair)
 
     # A 双上: +3 (2→5); B 上游 with partner 三游: +2 (2→4); A 上游, partner 末游: +1 (5→6).
     table, text1, created = deal(table, "AABB", referee)
@@ -149,7 +151,7 @@ def test_nantong_deals_give_the_hand_computed_levels_and_the_engines_description
 def test_anhui_deals_count_a_failed_a_attempt_and_start_a_new_game_after_passing_a(people):
     referee, _chief = people
     table = tables(first_round("anhui-2021")[0])[0]
-    home = services.pair_name(table.home_pair)
+    home = pair_name(table.home_pair)
 
     deal(table, "AABB", referee)  # 双上 +5: 2→7
     deal(table, "ABAB", referee)  # partner 三游 +3: 7→10
@@ -198,7 +200,7 @@ def test_a_stale_version_is_refused_and_nothing_changes(people):
     assert "刷新" in err.value.message
     assert snapshot() == before
     with pytest.raises(TableError) as err:
-        services.undo_last(table=table, user=referee, expected_version=0)
+        undo_last(table=table, user=referee, expected_version=0)
     assert err.value.code == "stale"
     assert snapshot() == before
 
@@ -219,7 +221,7 @@ def test_an_event_without_a_key_is_refused(people):
     referee, _chief = people
     table = tables(first_round("nantong-2014")[0])[0]
     with pytest.raises(TableError) as err:
-        services.record_event(table=table, event={"order": list("AABB")}, user=referee, key=" ")
+        record_event(table=table, event={"order": list("AABB")}, user=referee, key=" ")
     assert err.value.code == "no_key"
     assert not TableEvent.objects.exists()
 
@@ -230,18 +232,18 @@ def test_undo_marks_the_last_event_undone_keeps_it_and_replays_the_rest(people):
     deal(table, "AABB", referee)
     after_first = fresh(table).state
     deal(table, "BBAA", referee)
-    table = services.undo_last(table=table, user=referee)
+    table = undo_last(table=table, user=referee)
     assert table.state == after_first
     events = list(TableEvent.objects.filter(table=table).order_by("seq"))
     assert len(events) == 2
     assert events[0].undone_at is None
     assert events[1].undone_at is not None and events[1].undone_by == referee
-    assert [e.payload for e in services.active_events(table)] == [{"order": list("AABB")}]
+    assert [e.payload for e in active_events(table)] == [{"order": list("AABB")}]
 
-    services.undo_last(table=table, user=referee)
+    undo_last(table=table, user=referee)
     assert fresh(table).state["levels"] == {"A": "2", "B": "2"}
     with pytest.raises(TableError) as err:
-        services.undo_last(table=table, user=referee)
+        undo_last(table=table, user=referee)
     assert err.value.code == "nothing_to_undo"
     assert TableEvent.objects.filter(table=table).count() == 2
 
@@ -252,7 +254,7 @@ def test_submit_is_refused_before_the_match_is_over(people):
     deal(table, "AABB", referee)
     before = snapshot()
     with pytest.raises(TableError) as err:
-        services.submit_table(table=table, user=referee)
+        submit_table(table=table, user=referee)
     assert err.value.code == "not_over"
     assert snapshot() == before
 
@@ -261,15 +263,15 @@ def test_after_submission_nothing_more_is_recorded_or_undone(people):
     referee, _chief = people
     table = tables(first_round("nantong-2014")[0])[0]
     play_out(table, "A", referee)
-    table = services.submit_table(table=table, user=referee)
+    table = submit_table(table=table, user=referee)
     assert table.status == TableMatch.Status.SUBMITTED
     assert table.submitted_by == referee and table.submitted_at is not None
     before = snapshot()
     for attempt in (
         lambda: deal(table, "AABB", referee),
         lambda: record(table, {"penalty": {"team": "A", "levels": 2}}, referee),
-        lambda: services.undo_last(table=table, user=referee),
-        lambda: services.submit_table(table=table, user=referee),
+        lambda: undo_last(table=table, user=referee),
+        lambda: submit_table(table=table, user=referee),
     ):
         with pytest.raises(TableError) as err:
             attempt()
@@ -281,21 +283,21 @@ def test_the_submitter_cannot_confirm_but_another_official_can(people):
     referee, chief = people
     table = tables(first_round("nantong-2014")[0])[0]
     with pytest.raises(TableError) as err:
-        services.confirm_table(table=table, user=chief)
+        confirm_table(table=table, user=chief)
     assert err.value.code == "not_submitted"
     play_out(table, "A", referee)
-    services.submit_table(table=table, user=referee)
+    submit_table(table=table, user=referee)
     before = snapshot()
     with pytest.raises(TableError) as err:
-        services.confirm_table(table=table, user=referee)
+        confirm_table(table=table, user=referee)
     assert err.value.code == "same_person"
     assert snapshot() == before
 
-    table = services.confirm_table(table=table, user=chief)
+    table = confirm_table(table=table, user=chief)
     assert table.status == TableMatch.Status.CONFIRMED
     assert table.confirmed_by == chief and table.confirmed_at is not None
     with pytest.raises(TableError) as err:
-        services.confirm_table(table=table, user=chief)
+        confirm_table(table=table, user=chief)
     assert err.value.code == "not_submitted"
 
 
@@ -319,10 +321,10 @@ def test_a_nantong_tie_is_decided_by_two_confirmed_tables_and_the_third_updates_
 
     # A submitted but unconfirmed table does not count.
     play_out(t2, "A", referee)
-    services.submit_table(table=t2, user=referee)
+    submit_table(table=t2, user=referee)
     assert not fresh(match).is_decided
 
-    services.confirm_table(table=t2, user=chief)
+    confirm_table(table=t2, user=chief)
     match = fresh(match)
     assert match.status == Match.Status.FINISHED
     assert match.winner == Match.Side.HOME
@@ -432,10 +434,10 @@ def test_an_anhui_forfeit_ends_the_pairs_event_and_its_next_opponent_gets_a_walk
     forfeiting = semi1.home
     table = tables(semi1)[0]
     record(table, {"forfeit": {"team": "A", "reason": "stoppage_over_5_min"}}, referee)
-    services.submit_table(table=table, user=referee)
+    submit_table(table=table, user=referee)
     # Not yet confirmed: the entry is still in the event.
     assert fresh(forfeiting).status == Entry.Status.REGISTERED
-    services.confirm_table(table=table, user=chief)
+    confirm_table(table=table, user=chief)
 
     forfeiting = fresh(forfeiting)
     assert forfeiting.status == Entry.Status.ELIMINATED
@@ -458,11 +460,11 @@ def test_a_walkover_tie_lists_no_pairs_as_missing(people):
     semi1, semi2, third = _play_anhui_to_the_semi_finals(referee, chief)
     table = tables(semi1)[0]
     record(table, {"forfeit": {"team": "A", "reason": "withdrew"}}, referee)
-    services.submit_table(table=table, user=referee)
-    services.confirm_table(table=table, user=chief)
+    submit_table(table=table, user=referee)
+    confirm_table(table=table, user=chief)
     win_tie(semi2, "A", referee, chief)
     assert fresh(third).status == Match.Status.WALKOVER
-    missing = services.missing_pairs(third.round)
+    missing = missing_pairs(third.round)
     assert [t.pk for t, _team, _pair in missing if t.match_id == third.pk] == []
 
 
@@ -471,8 +473,8 @@ def test_a_nantong_forfeit_loses_the_table_but_keeps_the_team_in_the_event(peopl
     match = first_round("nantong-2014")[0]
     t1 = tables(match)[0]
     record(t1, {"forfeit": {"team": "A", "reason": "late_over_10_min"}}, referee)
-    services.submit_table(table=t1, user=referee)
-    services.confirm_table(table=t1, user=chief)
+    submit_table(table=t1, user=referee)
+    confirm_table(table=t1, user=chief)
     assert fresh(t1).winner == "B"
     assert fresh(match.home).status == Entry.Status.REGISTERED
     assert not fresh(match).is_decided
@@ -486,7 +488,7 @@ def test_the_nantong_whistle_lets_the_deal_in_progress_finish_then_time_is_up(pe
     match = first_round("nantong-2014")[0]
     t1, t2, _t3 = tables(match)
     deal(t1, "ABBA", referee)  # A 2→3
-    called = services.call_time(round=match.round, user=chief)
+    called = call_time(round=match.round, user=chief)
     # Every unfinished table of the round (4 ties × 3 tables), at the same moment.
     assert len(called) == 12
     moments = set(
@@ -499,7 +501,7 @@ def test_the_nantong_whistle_lets_the_deal_in_progress_finish_then_time_is_up(pe
     # t1: B 上游, partner 末游 → 3:3, equal levels: the final deal's 上游 wins.
     table, text, _ = deal(t1, "BAAB", referee)
     table = fresh(table)
-    assert [e.payload for e in services.active_events(table)] == [
+    assert [e.payload for e in active_events(table)] == [
         {"order": list("ABBA")},
         {"order": list("BAAB")},
         {"time_up": True},
@@ -514,14 +516,14 @@ def test_the_nantong_whistle_lets_the_deal_in_progress_finish_then_time_is_up(pe
     assert (t2.winner, t2.state["decided_by"]) == ("A", "time_levels")
 
     # Undoing the deal takes its automatic time_up with it.
-    services.undo_last(table=t2, user=referee)
+    undo_last(table=t2, user=referee)
     t2 = fresh(t2)
     assert t2.state["match_over"] is False and t2.state["time_up"] is False
     assert TableEvent.objects.filter(table=t2).count() == 2
     assert TableEvent.objects.filter(table=t2, undone_at__isnull=True).count() == 0
 
     # A second whistle does not call the same tables again.
-    assert services.call_time(round=match.round, user=chief) == []
+    assert call_time(round=match.round, user=chief) == []
 
 
 def test_after_the_nantong_whistle_a_deal_that_passes_a_wins_normally(people):
@@ -530,7 +532,7 @@ def test_after_the_nantong_whistle_a_deal_that_passes_a_wins_normally(people):
     for _ in range(4):
         deal(table, "AABB", referee)  # 2→5→8→J→A
     assert fresh(table).state["levels"]["A"] == "A"
-    services.call_time(round=table.match.round, user=chief)
+    call_time(round=table.match.round, user=chief)
     deal(table, "AABB", referee)  # A as declarer at A, partner 二游: passes A
     table = fresh(table)
     assert (table.winner, table.state["decided_by"]) == ("A", "passed_A")
@@ -539,7 +541,7 @@ def test_after_the_nantong_whistle_a_deal_that_passes_a_wins_normally(people):
 def test_a_long_key_after_the_whistle_still_fits_the_key_column(people):
     referee, chief = people
     table = tables(first_round("nantong-2014")[0])[0]
-    services.call_time(round=table.match.round, user=chief)
+    call_time(round=table.match.round, user=chief)
     deal(table, "AABB", referee, key="k" * 64)
     keys = list(TableEvent.objects.filter(table=table).values_list("key", flat=True))
     assert len(keys) == 2
@@ -554,7 +556,7 @@ def test_the_anhui_whistle_records_time_up_at_once_and_sudden_death_follows(peop
     deal(playing, "AABB", referee)  # 2→7, then discarded by the whistle
     version = fresh(playing).version
 
-    called = services.call_time(round=matches[0].round, user=chief)
+    called = call_time(round=matches[0].round, user=chief)
     assert done.pk not in {t.pk for t in called}
     assert playing.pk in {t.pk for t in called}
     assert len(called) == len(matches) - 1
@@ -562,7 +564,7 @@ def test_the_anhui_whistle_records_time_up_at_once_and_sudden_death_follows(peop
 
     playing = fresh(playing)
     assert playing.version == version + 1
-    assert [e.payload for e in services.active_events(playing)][-1] == {"time_up": True}
+    assert [e.payload for e in active_events(playing)][-1] == {"time_up": True}
     assert playing.state["sudden_death"] is True
     assert playing.state["time_up"] is True
     assert playing.state["levels"] == {"A": "A", "B": "A"}
@@ -577,7 +579,7 @@ def test_the_anhui_whistle_records_time_up_at_once_and_sudden_death_follows(peop
 
     # Calling again records nothing twice.
     count = TableEvent.objects.count()
-    assert services.call_time(round=matches[0].round, user=chief) == []
+    assert call_time(round=matches[0].round, user=chief) == []
     assert TableEvent.objects.count() == count
 
 
@@ -598,19 +600,19 @@ def test_check_in_then_forfeit_missing_records_forfeits_for_absent_pairs_only(pe
         for team, pair in (("A", table.home_pair), ("B", table.away_pair)):
             if (table, team) == absent_one or table == both_absent:
                 continue
-            services.check_in(match=table.match, pair=pair, user=referee)
+            check_in(match=table.match, pair=pair, user=referee)
     # Checking in twice keeps one row.
-    services.check_in(match=all_tables[1].match, pair=all_tables[1].home_pair, user=referee)
+    check_in(match=all_tables[1].match, pair=all_tables[1].home_pair, user=referee)
     assert CheckIn.objects.count() == 24 - 3
 
-    missing = services.missing_pairs(rnd)
+    missing = missing_pairs(rnd)
     assert {(t.pk, team) for t, team, _p in missing} == {
         (all_tables[0].pk, "A"),
         (both_absent.pk, "A"),
         (both_absent.pk, "B"),
     }
 
-    assert services.forfeit_missing(round=rnd, user=chief) == 1
+    assert forfeit_missing(round=rnd, user=chief) == 1
     late = fresh(all_tables[0])
     assert late.state["decided_by"] == "forfeit" and late.winner == "B"
     event = late.events.get()
@@ -619,7 +621,7 @@ def test_check_in_then_forfeit_missing_records_forfeits_for_absent_pairs_only(pe
     assert not TableEvent.objects.exclude(table=late).exists()
 
     # Done once: a second call records nothing more.
-    assert services.forfeit_missing(round=rnd, user=chief) == 0
+    assert forfeit_missing(round=rnd, user=chief) == 0
     assert TableEvent.objects.count() == 1
 
 
@@ -628,7 +630,7 @@ def test_a_pair_cannot_check_in_for_a_tie_it_does_not_play(people):
     m1, m2 = first_round("nantong-2014")[:2]
     stranger = tables(m2)[0].home_pair
     with pytest.raises(TableError) as err:
-        services.check_in(match=m1, pair=stranger, user=referee)
+        check_in(match=m1, pair=stranger, user=referee)
     assert err.value.code == "not_in_match"
     assert not CheckIn.objects.exists()
 
@@ -641,22 +643,20 @@ def test_three_upheld_reports_lead_to_a_two_level_deduction_linked_to_them(peopl
     table = tables(first_round("nantong-2014")[0])[0]
     deal(table, "AABB", referee)  # A at 5
     reports = [
-        services.add_report(
-            table=table, team="A", description=f"违规{n}", reported_by="B队", user=referee
-        )
+        add_report(table=table, team="A", description=f"违规{n}", reported_by="B队", user=referee)
         for n in range(4)
     ]
-    assert services.rule_report(report=reports[0], upheld=True, user=chief) == 1
-    assert services.rule_report(report=reports[1], upheld=False, user=chief) == 1
-    assert services.rule_report(report=reports[2], upheld=True, user=chief) == 2
+    assert rule_report(report=reports[0], upheld=True, user=chief) == 1
+    assert rule_report(report=reports[1], upheld=False, user=chief) == 1
+    assert rule_report(report=reports[2], upheld=True, user=chief) == 2
     with pytest.raises(TableError) as err:
-        services.apply_report_deduction(table=table, team="A", user=chief, key="ded-early")
+        apply_report_deduction(table=table, team="A", user=chief, key="ded-early")
     assert err.value.code == "not_enough_reports"
-    assert services.rule_report(report=reports[3], upheld=True, user=chief) == 3
-    assert services.pending_upheld(table, "A") == 3
-    assert services.pending_upheld(table, "B") == 0
+    assert rule_report(report=reports[3], upheld=True, user=chief) == 3
+    assert pending_upheld(table, "A") == 3
+    assert pending_upheld(table, "B") == 0
 
-    table = services.apply_report_deduction(table=table, team="A", user=chief, key="ded-1")
+    table = apply_report_deduction(table=table, team="A", user=chief, key="ded-1")
     assert table.state["levels"] == {"A": "3", "B": "2"}
     penalty = TableEvent.objects.get(table=table, key="ded-1")
     assert penalty.payload == {"penalty": {"team": "A", "levels": 2}}
@@ -664,18 +664,18 @@ def test_three_upheld_reports_lead_to_a_two_level_deduction_linked_to_them(peopl
     upheld = {r.pk for r in (reports[0], reports[2], reports[3])}
     assert set(Report.objects.filter(penalty=penalty).values_list("pk", flat=True)) == upheld
     assert fresh(reports[1]).penalty is None
-    assert services.pending_upheld(table, "A") == 0
+    assert pending_upheld(table, "A") == 0
 
 
 def test_fewer_than_three_upheld_reports_give_no_deduction(people):
     referee, chief = people
     table = tables(first_round("anhui-2021")[0])[0]
     for n in range(2):
-        report = services.add_report(table=table, team="B", description=f"违规{n}", user=referee)
-        services.rule_report(report=report, upheld=True, user=chief)
+        report = add_report(table=table, team="B", description=f"违规{n}", user=referee)
+        rule_report(report=report, upheld=True, user=chief)
     before = snapshot()
     with pytest.raises(TableError) as err:
-        services.apply_report_deduction(table=table, team="B", user=chief, key="ded")
+        apply_report_deduction(table=table, team="B", user=chief, key="ded")
     assert err.value.code == "not_enough_reports"
     assert snapshot() == before
 
@@ -684,10 +684,10 @@ def test_a_report_needs_a_side_and_a_description(people):
     referee, _chief = people
     table = tables(first_round("nantong-2014")[0])[0]
     with pytest.raises(TableError) as err:
-        services.add_report(table=table, team="C", description="x", user=referee)
+        add_report(table=table, team="C", description="x", user=referee)
     assert err.value.code == "invalid_team"
     with pytest.raises(TableError) as err:
-        services.add_report(table=table, team="A", description="   ", user=referee)
+        add_report(table=table, team="A", description="   ", user=referee)
     assert err.value.code == "no_description"
     assert not Report.objects.exists()
 
@@ -697,10 +697,10 @@ def test_resending_a_report_deduction_with_the_same_key_is_answered_as_already_d
     table = tables(first_round("nantong-2014")[0])[0]
     deal(table, "AABB", referee)
     for n in range(3):
-        report = services.add_report(table=table, team="A", description=f"违规{n}", user=referee)
-        services.rule_report(report=report, upheld=True, user=chief)
-    services.apply_report_deduction(table=table, team="A", user=chief, key="ded-1")
-    services.apply_report_deduction(table=table, team="A", user=chief, key="ded-1")
+        report = add_report(table=table, team="A", description=f"违规{n}", user=referee)
+        rule_report(report=report, upheld=True, user=chief)
+    apply_report_deduction(table=table, team="A", user=chief, key="ded-1")
+    apply_report_deduction(table=table, team="A", user=chief, key="ded-1")
     assert TableEvent.objects.filter(table=table, key="ded-1").count() == 1
 
 
@@ -722,7 +722,7 @@ def test_a_correction_after_confirmation_re_derives_the_tie_and_the_next_tie(peo
     assert (qf1.home_score, qf1.away_score) == (2, 1)
     count = TableEvent.objects.count()
 
-    table = services.correct_table(
+    table = correct_table(
         table=t1,
         events=[{"order": list("BBAA")}, {"time_up": True}],
         reason="记分表与录入不符",
@@ -732,7 +732,7 @@ def test_a_correction_after_confirmation_re_derives_the_tie_and_the_next_tie(peo
     assert table.status == TableMatch.Status.CONFIRMED
     # The old record is kept, marked undone; the new one is appended.
     assert TableEvent.objects.count() == count + 2
-    assert [e.payload for e in services.active_events(table)] == [
+    assert [e.payload for e in active_events(table)] == [
         {"order": list("BBAA")},
         {"time_up": True},
     ]
@@ -767,7 +767,7 @@ def _decide_a_semi_final_then_correct_its_first_feeder(referee, chief):
         "semi": (semi.home_id, semi.away_id, semi.winner),
         "final": (final.home_id, final.away_id),
     }
-    services.correct_table(
+    correct_table(
         table=tables(qf1)[0],
         events=[{"forfeit": {"team": "A", "reason": "late_over_10_min"}}],
         reason="迟到未按时判负",
@@ -800,12 +800,12 @@ def test_a_correction_needs_a_reason_and_a_valid_record(people):
     before = snapshot()
     for reason in ("", "   "):
         with pytest.raises(TableError) as err:
-            services.correct_table(
+            correct_table(
                 table=table, events=[{"forfeit": {"team": "A"}}], reason=reason, user=chief
             )
         assert err.value.code == "no_reason"
     with pytest.raises(TableError) as err:
-        services.correct_table(
+        correct_table(
             table=table,
             events=[{"order": list("AABB")}, {"order": list("AAAB")}],
             reason="r",
@@ -822,7 +822,7 @@ def test_a_correction_with_the_same_winner_leaves_the_tie_alone(people):
     t1, t2, _t3 = tables(match)
     win_table(t1, "A", referee, chief)
     win_table(t2, "A", referee, chief)
-    services.correct_table(
+    correct_table(
         table=t1, events=[{"order": list("ABBA")}, {"time_up": True}], reason="级数记错", user=chief
     )
     match = fresh(match)
@@ -837,7 +837,7 @@ def test_a_correction_to_one_all_reopens_the_tie_until_the_third_table_decides_i
     t1, t2, t3 = tables(match)
     win_table(t1, "A", referee, chief)
     win_table(t2, "A", referee, chief)
-    services.correct_table(
+    correct_table(
         table=t1, events=[{"order": list("BBAA")}, {"time_up": True}], reason="记错", user=chief
     )
     win_table(t3, "B", referee, chief)
@@ -853,7 +853,7 @@ def test_a_correction_in_an_undecided_tie_leaves_it_undecided(people):
     t1 = tables(match)[0]
     win_table(t1, "A", referee, chief)
     assert not fresh(match).is_decided
-    services.correct_table(
+    correct_table(
         table=t1, events=[{"order": list("BBAA")}, {"time_up": True}], reason="记错", user=chief
     )
     match = fresh(match)
@@ -865,13 +865,11 @@ def test_correcting_a_submitted_table_to_an_unfinished_record_reopens_it(people)
     referee, chief = people
     table = tables(first_round("anhui-2021")[0])[0]
     record(table, {"forfeit": {"team": "A", "reason": "withdrew"}}, referee)
-    services.submit_table(table=table, user=referee)
-    services.correct_table(
-        table=table, events=[{"order": list("AABB")}], reason="误判弃权", user=chief
-    )
+    submit_table(table=table, user=referee)
+    correct_table(table=table, events=[{"order": list("AABB")}], reason="误判弃权", user=chief)
     assert fresh(table).status == TableMatch.Status.OPEN
     with pytest.raises(TableError):
-        services.confirm_table(table=table, user=chief)
+        confirm_table(table=table, user=chief)
 
 
 def test_reopening_a_confirmed_table_by_correction_re_derives_the_tie(people):
@@ -880,13 +878,11 @@ def test_reopening_a_confirmed_table_by_correction_re_derives_the_tie(people):
     t1, t2, t3 = tables(match)
     win_table(t1, "A", referee, chief)
     win_table(t2, "A", referee, chief)
-    table = services.correct_table(
-        table=t1, events=[{"order": list("BBAA")}], reason="还没打完", user=chief
-    )
+    table = correct_table(table=t1, events=[{"order": list("BBAA")}], reason="还没打完", user=chief)
     assert table.status == TableMatch.Status.OPEN
     record(table, {"time_up": True}, referee)
-    services.submit_table(table=table, user=referee)
-    services.confirm_table(table=table, user=chief)
+    submit_table(table=table, user=referee)
+    confirm_table(table=table, user=chief)
     win_table(t3, "B", referee, chief)
     match = fresh(match)
     assert (match.home_score, match.away_score) == (1, 2)
@@ -910,21 +906,19 @@ def test_every_action_is_audited_and_no_table_event_is_ever_deleted(
 
     step(lambda: win_table(t2, "A", referee, chief))
     step(lambda: win_table(t3, "B", referee, chief))
-    step(lambda: services.check_in(match=match, pair=t1.home_pair, user=referee))
+    step(lambda: check_in(match=match, pair=t1.home_pair, user=referee))
     step(lambda: deal(t1, "AABB", referee))
     step(lambda: deal(t1, "BBAA", referee))
-    step(lambda: services.undo_last(table=t1, user=referee))
+    step(lambda: undo_last(table=t1, user=referee))
     step(lambda: record(t1, {"penalty": {"team": "A", "levels": 1}}, referee, reason="拖延"))
-    step(lambda: services.add_report(table=t1, team="B", description="说话", user=referee))
-    step(
-        lambda: services.rule_report(report=Report.objects.get(table=t1), upheld=False, user=chief)
-    )
-    step(lambda: services.call_time(round=match.round, user=chief))
+    step(lambda: add_report(table=t1, team="B", description="说话", user=referee))
+    step(lambda: rule_report(report=Report.objects.get(table=t1), upheld=False, user=chief))
+    step(lambda: call_time(round=match.round, user=chief))
     step(lambda: deal(t1, "AABB", referee))  # A 4→7 against 2, and time is up
-    step(lambda: services.submit_table(table=t1, user=referee))
-    step(lambda: services.confirm_table(table=t1, user=chief))  # the tie: 2:1
+    step(lambda: submit_table(table=t1, user=referee))
+    step(lambda: confirm_table(table=t1, user=chief))  # the tie: 2:1
     step(
-        lambda: services.correct_table(
+        lambda: correct_table(
             table=t1,
             events=[{"order": list("BBAA")}, {"time_up": True}],
             reason="更正胜方",
@@ -985,7 +979,7 @@ def test_a_table_row_can_be_locked_on_postgresql(demo):
     # The lock joins the pairs (nullable: outer joins); PostgreSQL refuses FOR UPDATE on
     # the nullable side of an outer join unless only the table row is locked.
     table = tables(first_round("nantong-2014")[0])[0]
-    assert services._locked(table).pk == table.pk
+    assert locked(table).pk == table.pk
     table, _text, created = deal(table, "AABB")
     assert created and table.state["levels"] == {"A": "5", "B": "2"}
 
@@ -1025,7 +1019,7 @@ def test_two_devices_recording_on_one_table_at_once_lose_nothing(demo):
     def device(side):
         def work():
             for i in range(n):
-                services.record_event(
+                record_event(
                     table=TableMatch.objects.get(pk=table.pk),
                     event={"order": orders[side]},
                     key=f"device-{side}-{i}",
@@ -1043,7 +1037,7 @@ def test_two_devices_recording_on_one_table_at_once_lose_nothing(demo):
     assert sum(e.payload == {"order": orders["A"]} for e in events) == n
     assert table.version == 2 * n
     rules = guandan("nantong-2014").rules()
-    state, _described = services.replay_table(table)
+    state, _described = replay_table(table)
     assert state_to_full_dict(state, rules) == table.state
     assert table.state["deals_total"] == 2 * n
 
@@ -1056,7 +1050,7 @@ def test_the_same_key_from_two_threads_at_once_records_one_row(demo):
         results = []
 
         def resend(attempt=attempt, results=results):
-            _t, _text, created = services.record_event(
+            _t, _text, created = record_event(
                 table=TableMatch.objects.get(pk=table.pk),
                 event={"order": list("ABBA")},
                 key=f"same-{attempt}",

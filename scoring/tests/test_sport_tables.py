@@ -10,8 +10,9 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring import services
 from scoring.models import AuditEntry, TableEvent, TableMatch
+from scoring.services.common import TableError
+from scoring.services.tables import confirm_table, record_event, submit_table
 from scoring.tests.utils import fresh
 from tournaments.models import Entry, Event, Match, Official
 
@@ -313,11 +314,9 @@ def test_a_bad_chess_entry_is_refused_in_chinese(client, people, data):
 def _play_home_wins(match, people) -> None:
     table = table_of(match)
     for n in range(2):
-        services.record_event(
-            table=table, event={"home": 21, "away": 3}, user=people["ref"], key=f"{n}"
-        )
-    services.submit_table(table=table, user=people["ref"])
-    services.confirm_table(table=table, user=people["chief"])
+        record_event(table=table, event={"home": 21, "away": 3}, user=people["ref"], key=f"{n}")
+    submit_table(table=table, user=people["ref"])
+    confirm_table(table=table, user=people["chief"])
 
 
 def test_a_forfeit_ends_the_players_event_and_gives_the_next_opponent_a_walkover(client, people):
@@ -351,8 +350,8 @@ def test_a_forfeit_ends_the_players_event_and_gives_the_next_opponent_a_walkover
     )
     assert response.status_code == 200
     assert "弃权" in response.content.decode()
-    services.submit_table(table=fresh(table), user=people["ref"])
-    services.confirm_table(table=fresh(table), user=people["chief"])
+    submit_table(table=fresh(table), user=people["ref"])
+    confirm_table(table=fresh(table), user=people["chief"])
     loser = Entry.objects.get(pk=semi.away_id)
     assert loser.status == Entry.Status.ELIMINATED
     assert fresh(semi).winner == "home"
@@ -373,30 +372,26 @@ def test_a_forfeit_ends_the_players_event_and_gives_the_next_opponent_a_walkover
 def test_matches_json_lists_the_games_in_play_order(client, people):
     bad = table_of(first_match("badminton"))
     chess = table_of(first_match("xiangqi"))
-    services.record_event(table=bad, event={"home": 21, "away": 17}, user=people["ref"], key="a")
-    services.record_event(table=bad, event={"home": 19, "away": 21}, user=people["ref"], key="b")
-    services.record_event(
+    record_event(table=bad, event={"home": 21, "away": 17}, user=people["ref"], key="a")
+    record_event(table=bad, event={"home": 19, "away": 21}, user=people["ref"], key="b")
+    record_event(
         table=chess, event={"result": "draw", "first_move": "away"}, user=people["ref"], key="c"
     )
-    data = client.get(
-        reverse("tournaments-match-json", args=[ANHUI, "badminton", bad.match_id])
-    ).json()
+    data = client.get(reverse("live:match-json", args=[ANHUI, "badminton", bad.match_id])).json()
     assert data["games"] == [{"home": 21, "away": 17}, {"home": 19, "away": 21}]
     assert data["status"] == "in_progress" and data["winner"] is None
     assert data["tables"][0]["ruleset"] == "badminton21"
     assert data["tables"][0]["home"]["name"] == bad.match.home.name
-    data = client.get(
-        reverse("tournaments-match-json", args=[ANHUI, "xiangqi", chess.match_id])
-    ).json()
+    data = client.get(reverse("live:match-json", args=[ANHUI, "xiangqi", chess.match_id])).json()
     assert data["games"] == [{"result": "draw", "first_move": "away"}]
     assert data["tables"][0]["state"]["points"] == {"home": 0.5, "away": 0.5}
 
 
 def test_the_tie_page_shows_the_games(client, people):
     bad = table_of(first_match("badminton"))
-    services.record_event(table=bad, event={"home": 21, "away": 17}, user=people["ref"], key="a")
+    record_event(table=bad, event={"home": 21, "away": 17}, user=people["ref"], key="a")
     html = client.get(
-        reverse("tournaments-match", args=[ANHUI, "badminton", bad.match_id])
+        reverse("live:match", args=[ANHUI, "badminton", bad.match_id])
     ).content.decode()
     assert "<strong>21 – 17</strong>" in html
 
@@ -435,10 +430,8 @@ def test_the_chief_referees_desk_names_the_players_of_a_submitted_singles_match(
     match = first_match("table-tennis")
     table = table_of(match)
     for n in range(3):
-        services.record_event(
-            table=table, event={"home": 5, "away": 11}, user=people["ref"], key=f"{n}"
-        )
-    services.submit_table(table=fresh(table), user=people["ref"])
+        record_event(table=table, event={"home": 5, "away": 11}, user=people["ref"], key=f"{n}")
+    submit_table(table=fresh(table), user=people["ref"])
     client.force_login(people["chief"])
     html = client.get(reverse("scoring-desk", args=[ANHUI])).content.decode()
     assert f"{match.home.name} — {match.away.name}" in html
@@ -467,7 +460,7 @@ def test_through_the_services_a_finished_match_takes_nothing_more_and_the_winner
 
     from django.db import transaction
 
-    from scoring.simulate import random_rally, random_xiangqi
+    from scoring.engines.simulate import random_rally, random_xiangqi
 
     table = table_of(first_match(SPORT_SLUGS[discipline]))
     engine = table.match.round.stage.event.scorer()
@@ -478,13 +471,13 @@ def test_through_the_services_a_finished_match_takes_nothing_more_and_the_winner
         record = random_rally(engine.rules, rng, strength=strength, by_point=rng.random() < 0.3)[0]
     with transaction.atomic():
         for n, item in enumerate(record):
-            services.record_event(table=table, event=item, user=people["ref"], key=f"e{n}")
+            record_event(table=table, event=item, user=people["ref"], key=f"e{n}")
         table = fresh(table)
         assert table.is_over and table.winner in ("A", "B")
         count = table.events.count()
         for extra in ({"home": 21, "away": 1}, {"result": "home", "first_move": "home"}):
-            with pytest.raises(services.TableError):
-                services.record_event(table=table, event=extra, user=people["ref"], key="more")
+            with pytest.raises(TableError):
+                record_event(table=table, event=extra, user=people["ref"], key="more")
         assert fresh(table).events.count() == count
         home, away = engine.games_won(engine.replay(record))
         if discipline != "xiangqi":
@@ -504,13 +497,13 @@ def test_through_the_services_a_finished_match_takes_nothing_more_and_the_winner
 def test_the_table_board_and_the_projector_show_games_won_for_a_singles_match(client, people):
     match = first_match("badminton")
     table = table_of(match)
-    services.record_event(table=table, event={"home": 21, "away": 17}, user=people["ref"], key="a")
-    services.record_event(table=table, event={"point": "away"}, user=people["ref"], key="b")
+    record_event(table=table, event={"home": 21, "away": 17}, user=people["ref"], key="a")
+    record_event(table=table, event={"point": "away"}, user=people["ref"], key="b")
     client.force_login(people["chief"])
     html = client.get(reverse("scoring-board", args=[ANHUI, "badminton"])).content.decode()
     assert "比分" in html and "<strong>1 : 0</strong>" in html and "第2局 0–1" in html
     assert "、 — 、" not in html  # no pair line for players
-    html = client.get(reverse("tournaments-screen", args=[ANHUI, "badminton"])).content.decode()
+    html = client.get(reverse("live:screen", args=[ANHUI, "badminton"])).content.decode()
     assert "1 : 0" in html and "第2局 0–1" in html and "比分：主方–客方" in html
 
 

@@ -15,8 +15,11 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
-from scoring import services
 from scoring.models import AuditEntry, CheckIn, Report, TableEvent, TableMatch
+from scoring.selectors import pair_name
+from scoring.services.desk import check_in
+from scoring.services.reports import add_report, rule_report
+from scoring.services.tables import confirm_table, record_event, submit_table
 from scoring.tests.test_sport_tables import SPORT_URLS
 from scoring.tests.utils import first_round, fresh, tables
 from tournaments.models import Match, Official
@@ -106,10 +109,10 @@ def snapshot():
 def play_out(table: TableMatch, side: str, by) -> None:
     """A nantong table won by ``side``: a 双上, then time up."""
     other = "B" if side == "A" else "A"
-    services.record_event(
+    record_event(
         table=table, event={"order": [side, side, other, other]}, user=by, key=f"d-{table.pk}"
     )
-    services.record_event(table=table, event={"time_up": True}, user=by, key=f"t-{table.pk}")
+    record_event(table=table, event={"time_up": True}, user=by, key=f"t-{table.pk}")
 
 
 # --------------------------------------------------------------------------- actions
@@ -128,9 +131,7 @@ class Action:
 
 
 def _dealt(c: Cast) -> list:
-    services.record_event(
-        table=c.table, event={"order": list("AABB")}, user=c.submitter, key="prep-deal"
-    )
+    record_event(table=c.table, event={"order": list("AABB")}, user=c.submitter, key="prep-deal")
     return []
 
 
@@ -141,12 +142,12 @@ def _over(c: Cast) -> list:
 
 def _submitted(c: Cast) -> list:
     play_out(c.table, "A", c.submitter)
-    services.submit_table(table=c.table, user=c.submitter)
+    submit_table(table=c.table, user=c.submitter)
     return []
 
 
 def _a_report(c: Cast) -> list:
-    report = services.add_report(table=c.table, team="A", description="偷看", user=c.submitter)
+    report = add_report(table=c.table, team="A", description="偷看", user=c.submitter)
     c.extra["report"] = report
     return [report.pk]
 
@@ -154,10 +155,8 @@ def _a_report(c: Cast) -> list:
 def _three_upheld(c: Cast) -> list:
     _dealt(c)
     for n in range(3):
-        report = services.add_report(
-            table=c.table, team="A", description=f"违规{n}", user=c.submitter
-        )
-        services.rule_report(report=report, upheld=True, user=c.chief)
+        report = add_report(table=c.table, team="A", description=f"违规{n}", user=c.submitter)
+        rule_report(report=report, upheld=True, user=c.chief)
     return []
 
 
@@ -165,7 +164,7 @@ def _all_but_one_checked_in(c: Cast) -> list:
     for table in TableMatch.objects.filter(match__round=c.table.match.round):
         for pair in (table.home_pair, table.away_pair):
             if pair != c.table.home_pair:
-                services.check_in(match=table.match, pair=pair, user=c.chief)
+                check_in(match=table.match, pair=pair, user=c.chief)
     return []
 
 
@@ -399,7 +398,7 @@ def test_the_tables_referee_may_check_in_its_pairs(client, cast):
 
 
 def test_a_report_of_another_table_cannot_be_ruled_through_this_tables_url(client, cast):
-    report = services.add_report(
+    report = add_report(
         table=cast.other_table, team="A", description="偷看", user=cast.other_referee
     )
     client.force_login(cast.chief)
@@ -426,14 +425,12 @@ def test_a_referee_may_write_on_a_tie_assigned_to_them_through_the_match(client,
 
 
 def test_spectators_read_the_table_page_without_a_login_and_see_no_entry_buttons(client, cast):
-    services.record_event(
-        table=cast.table, event={"order": list("AABB")}, user=cast.referee, key="k1"
-    )
+    record_event(table=cast.table, event={"order": list("AABB")}, user=cast.referee, key="k1")
     response = client.get(table_url("scoring-table", cast.table))
     assert response.status_code == 200
     html = response.content.decode()
-    assert services.pair_name(cast.table.home_pair) in html
-    assert services.pair_name(cast.table.away_pair) in html
+    assert pair_name(cast.table.home_pair) in html
+    assert pair_name(cast.table.away_pair) in html
     assert '<p class="level">5</p>' in html and '<p class="level">2</p>' in html
     assert 'class="deal-button"' not in html
     assert 'name="deal"' not in html
@@ -463,8 +460,8 @@ def test_an_htmx_deal_returns_only_the_table_panel_with_the_engines_description(
     html = response.content.decode()
     assert "<html" not in html and "<body" not in html
     assert html.lstrip().startswith('<div id="table-panel"')
-    home = services.pair_name(cast.table.home_pair)
-    away = services.pair_name(cast.table.away_pair)
+    home = pair_name(cast.table.home_pair)
+    away = pair_name(cast.table.away_pair)
     assert f"{home}双上（{away}双下），升3级：2→5" in html
     assert '<p class="level">5</p>' in html
     assert 'data-version="1"' in html
@@ -531,9 +528,7 @@ def test_a_bad_penalty_request_is_answered_422(client, cast, data, message):
 def test_every_penalty_kind_can_be_entered_on_the_page(client, cast):
     client.force_login(cast.referee)
     url = table_url("scoring-penalty", cast.table)
-    services.record_event(
-        table=cast.table, event={"order": list("AABB")}, user=cast.referee, key="k0"
-    )
+    record_event(table=cast.table, event={"order": list("AABB")}, user=cast.referee, key="k0")
     for n, (kind, levels) in enumerate([("levels", "1"), ("back_to_2", ""), ("disqualify", "")]):
         response = client.post(
             url,
@@ -557,7 +552,7 @@ def test_a_plain_post_redirects_to_the_table_page_with_the_message(client, cast)
     assert response.status_code == 302
     assert response["Location"] == table_url("scoring-table", cast.table)
     html = client.get(response["Location"]).content.decode()
-    away = services.pair_name(cast.table.away_pair)
+    away = pair_name(cast.table.away_pair)
     assert f"{away}上游，对家末游，升1级：2→3" in html
 
 
@@ -579,7 +574,7 @@ def test_after_submission_the_referee_has_no_buttons_and_the_chief_can_confirm(c
 
 def test_the_submitter_is_told_to_let_someone_else_confirm(client, cast):
     play_out(cast.table, "A", cast.chief)
-    services.submit_table(table=cast.table, user=cast.chief)
+    submit_table(table=cast.table, user=cast.chief)
     client.force_login(cast.chief)
     response = client.post(table_url("scoring-confirm", cast.table), **HTMX)
     assert response.status_code == 422
@@ -605,7 +600,7 @@ def test_a_correction_without_a_reason_or_with_bad_json_is_refused_on_the_page(c
 
 def test_three_upheld_reports_make_the_page_propose_the_deduction(client, cast):
     for n in range(3):
-        services.add_report(table=cast.table, team="B", description=f"违规{n}", user=cast.referee)
+        add_report(table=cast.table, team="B", description=f"违规{n}", user=cast.referee)
     client.force_login(cast.chief)
     for report in Report.objects.order_by("pk"):
         response = client.post(
@@ -687,7 +682,7 @@ def test_match_json_lists_the_tables_with_their_events_and_the_engine_state(clie
     client.post(url, {"deal": "B3", "key": "k2", "version": "1"}, **HTMX)
     client.logout()
     match = cast.table.match
-    json_url = reverse("tournaments-match-json", args=[NANTONG, "guandan", match.pk])
+    json_url = reverse("live:match-json", args=[NANTONG, "guandan", match.pk])
     data = client.get(json_url).json()
     assert [t["number"] for t in data["tables"]] == [1, 2, 3]
     first = data["tables"][0]
@@ -697,7 +692,7 @@ def test_match_json_lists_the_tables_with_their_events_and_the_engine_state(clie
     assert first["state"]["declarer"] == "B"
     assert first["state"]["match_over"] is False
     assert first["status"] == "open" and first["ruleset"] == "nantong2014"
-    assert first["home"]["name"] == services.pair_name(cast.table.home_pair)
+    assert first["home"]["name"] == pair_name(cast.table.home_pair)
     assert all(t["events"] == [] for t in data["tables"][1:])
 
     # An undone deal is no longer listed; the state follows.
@@ -715,7 +710,7 @@ def test_the_desk_lists_submitted_tables_oldest_first(client, cast):
     t1, t2 = cast.table, tables(cast.table.match)[1]
     for table in (t1, t2):
         play_out(table, "A", cast.referee)
-        services.submit_table(table=table, user=cast.referee)
+        submit_table(table=table, user=cast.referee)
     now = timezone.now()
     TableMatch.objects.filter(pk=t1.pk).update(submitted_at=now - dt.timedelta(minutes=1))
     TableMatch.objects.filter(pk=t2.pk).update(submitted_at=now - dt.timedelta(minutes=9))
@@ -735,7 +730,7 @@ def test_the_desk_lists_submitted_tables_oldest_first(client, cast):
     assert 0 <= first < second
     assert table_url("scoring-table", cast.other_table) not in waiting
     # Confirmed tables leave the list.
-    services.confirm_table(table=t2, user=cast.chief)
+    confirm_table(table=t2, user=cast.chief)
     html = client.get(desk).content.decode()
     waiting = html[html.index("<h2>待确认") :].split("</section>")[0]
     assert table_url("scoring-table", t2) not in waiting

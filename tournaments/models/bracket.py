@@ -216,6 +216,12 @@ class Match(models.Model):
         return f"{home}——{away}"
 
     @property
+    def round_label(self) -> str:
+        """The match's round as people call it: the third-place match is 季军争夺战, not the
+        决赛 it is played beside."""
+        return str(_("季军争夺战")) if self.is_third_place else self.round.name
+
+    @property
     def is_decided(self) -> bool:
         return self.status in (self.Status.FINISHED, self.Status.WALKOVER, self.Status.BYE)
 

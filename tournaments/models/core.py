@@ -18,15 +18,17 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from tournaments.live import stamps
+
 if TYPE_CHECKING:
-    from scoring.engine import RuleSet
-    from scoring.sports import Scorer
+    from scoring.engines.guandan.play import RuleSet
+    from scoring.engines.scorer import Scorer
 
 
 def ruleset_choices() -> list[tuple[str, list[tuple[str, str]]]]:
     """Every preset rule set, grouped by sport (a form shows them as option groups)."""
     # Imported lazily so the engine modules stay importable without Django and vice versa.
-    from scoring.sports import preset_choices
+    from scoring.engines.scorer import preset_choices
 
     groups = preset_choices()
     labels = {
@@ -97,7 +99,7 @@ class Tournament(models.Model):
         return self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("tournaments-detail", args=[self.slug])
+        return reverse("tournaments:detail", args=[self.slug])
 
     @property
     def is_public(self) -> bool:
@@ -106,12 +108,10 @@ class Tournament(models.Model):
     def bump_event_versions(self) -> None:
         """Something every event's live pages show changed (the tournament's name, status,
         units): bump each event's version."""
-        from tournaments import live
-
         events = Event.objects.filter(tournament_id=self.pk)
         events.update(version=models.F("version") + 1, changed_at=timezone.now())
         for event_slug in events.values_list("slug", flat=True):
-            live.forget_stamp(self.slug, event_slug)
+            stamps.forget_stamp(self.slug, event_slug)
 
     def registration_is_open(self, now=None) -> bool:
         now = now or timezone.now()
@@ -311,8 +311,6 @@ class Event(models.Model):
         version + 1), and make every app server see it at once (tournaments/live.py)."""
         from django.db import connection
 
-        from tournaments import live
-
         now = timezone.now()
         if connection.vendor == "sqlite" and sqlite3.sqlite_version_info < (3, 35):
             # No UPDATE … RETURNING before SQLite 3.35: two statements.
@@ -328,7 +326,7 @@ class Event(models.Model):
                     [now, self.pk],
                 )
                 self.version, self.changed_at = cursor.fetchone()[0], now
-        live.forget_stamp(self.tournament.slug, self.slug)
+        stamps.forget_stamp(self.tournament.slug, self.slug)
 
     @property
     def entries_locked(self) -> bool:
@@ -345,15 +343,15 @@ class Event(models.Model):
 
     def scorer(self) -> "Scorer":
         """The scoring engine of this event with its rule set (any sport): see
-        ``scoring.sports``. ``ValueError`` when the rule set does not fit the discipline."""
-        from scoring.sports import scorer_for
+        ``scoring.engines.scorer``. ``ValueError`` when the rule set does not fit the discipline."""
+        from scoring.engines.scorer import scorer_for
 
         return scorer_for(self.discipline, self.ruleset, self.ruleset_config)
 
     def rules(self) -> "RuleSet | None":
         """The level-scoring rule set of a guandan event: a custom one built from
         ``ruleset_config`` (the parameters of the spec's section 12), else the preset."""
-        from scoring.engine import RuleSet, get_ruleset
+        from scoring.engines.guandan.play import RuleSet, get_ruleset
 
         if not self.is_guandan:
             return None
@@ -518,4 +516,9 @@ class Pair(models.Model):
         ]
 
     def __str__(self) -> str:
+        return self.display_name
+
+    @property
+    def display_name(self) -> str:
+        """How a pair is shown everywhere: its two players' names (钱立、肖慧)."""
         return f"{self.first.name}、{self.second.name}"

@@ -4,7 +4,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_spectator_reads_the_notice_on_a_phone(live_server, phone_page):
-    from tournaments.demo import load_demo
+    from tournaments.ops.demo import load_demo
 
     load_demo()
     response = phone_page.goto(f"{live_server.url}/t/nantong-2014/")
@@ -19,7 +19,7 @@ def test_a_spectator_reads_the_notice_on_a_phone(live_server, phone_page):
 
 
 def test_the_language_switch_works_in_the_browser(live_server, page):
-    from tournaments.demo import load_demo
+    from tournaments.ops.demo import load_demo
 
     load_demo()
     page.goto(f"{live_server.url}/t/anhui-2021/")

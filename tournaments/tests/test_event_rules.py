@@ -1,7 +1,7 @@
 import pytest
 from django.core.exceptions import ValidationError
 
-from scoring.engine import ANHUI_2021, NANTONG_2014
+from scoring.engines.guandan.play import ANHUI_2021, NANTONG_2014
 from tournaments.models import Event
 
 
@@ -42,6 +42,19 @@ def test_a_broken_custom_rule_set_is_refused_with_the_reason(tournament):
     with pytest.raises(ValidationError) as excinfo:
         event.full_clean()
     assert "自定义规则参数有误" in str(excinfo.value)
+
+
+@pytest.mark.parametrize("config", [[1], 5, "anhui2021", True])
+@pytest.mark.parametrize("discipline", [Event.Discipline.GUANDAN_PAIRS, Event.Discipline.XIANGQI])
+def test_a_custom_rule_set_that_is_not_an_object_is_refused_in_words(
+    tournament, config, discipline
+):
+    event = _event(tournament, discipline=discipline, ruleset_config=config)
+    with pytest.raises(ValidationError) as excinfo:
+        event.clean()
+    assert excinfo.value.message_dict == {
+        "ruleset_config": ["自定义规则参数有误：rule set must be a JSON object"]
+    }
 
 
 def test_a_guandan_event_without_rules_is_refused(tournament):

@@ -1,7 +1,7 @@
 from django.urls import reverse
 
+from tournaments.documents.notice import Block, notice_blocks
 from tournaments.models import Tournament
-from tournaments.notice import Block, notice_blocks
 
 
 def test_it_recognises_the_section_markers_of_a_chinese_notice():
@@ -28,7 +28,7 @@ def test_the_list_hides_drafts_from_the_public(client, make_tournament):
 
 
 def test_the_notice_page_shows_the_seed_title_sections_and_signature(client, demo):
-    response = client.get(reverse("tournaments-detail", args=["nantong-2014"]))
+    response = client.get(reverse("tournaments:detail", args=["nantong-2014"]))
     assert response.status_code == 200
     html = response.content.decode()
     assert "江苏省南通中学工会关于举行第二届“轻松假日”教工扑克牌比赛的通知" in html

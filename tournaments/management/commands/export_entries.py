@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from tournaments.management.commands.import_entries import find_event
 from tournaments.models import Entry
-from tournaments.spreadsheets import export_workbook
+from tournaments.registration.spreadsheets import export_workbook
 
 
 class Command(BaseCommand):

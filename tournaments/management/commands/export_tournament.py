@@ -3,8 +3,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from tournaments.backup import BackupError, dumps, export_data
 from tournaments.models import Tournament
+from tournaments.ops.backup import BackupError, dumps, export_data
 
 
 class Command(BaseCommand):

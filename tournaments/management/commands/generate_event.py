@@ -1,7 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from tournaments import draws, synthetic
-from tournaments.brackets import DrawError
+from tournaments.draw import make as draw_make
+from tournaments.draw import selectors as draw_selectors
+from tournaments.draw.rules.common import DrawError
+from tournaments.ops import synthetic
 
 
 class Command(BaseCommand):
@@ -25,7 +27,9 @@ class Command(BaseCommand):
             made = synthetic.create_event(
                 tournament_slug=tournament, event_slug=event, entries=entries, seed=seed
             )
-            draw = draws.draw_event(event=made, plan=synthetic.plan_for(format, entries), seed=seed)
+            draw = draw_make.draw_event(
+                event=made, plan=synthetic.plan_for(format, entries), seed=seed
+            )
         except (ValueError, DrawError) as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(
@@ -33,5 +37,7 @@ class Command(BaseCommand):
         )
         if play:
             played = synthetic.play_event(made, seed=seed)
-            places = ", ".join(f"{rank}. {entry.name}" for rank, entry in draws.placings(made))
+            places = ", ".join(
+                f"{rank}. {entry.name}" for rank, entry in draw_selectors.placings(made)
+            )
             self.stdout.write(f"played {played} matches; placings: {places or '—'}")

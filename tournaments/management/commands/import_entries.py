@@ -4,7 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from tournaments.models import Event
-from tournaments.spreadsheets import MAX_FILE_BYTES, check_filename, import_workbook
+from tournaments.registration.spreadsheets import MAX_FILE_BYTES, check_filename, import_workbook
 
 
 def find_event(tournament_slug: str, event_slug: str) -> Event:

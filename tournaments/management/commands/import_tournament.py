@@ -4,7 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 
-from tournaments.backup import BackupError, import_data, loads
+from tournaments.ops.backup import BackupError, import_data, loads
 
 
 class Command(BaseCommand):

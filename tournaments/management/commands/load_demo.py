@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
-from tournaments.demo import load_demo, play_demo
 from tournaments.models import Entry, Player
+from tournaments.ops.demo import load_demo, play_demo
 
 
 class Command(BaseCommand):

@@ -1,0 +1,338 @@
+"""What every scoring engine shares: the one user-fixable error, the forfeit reasons, the one
+replay, the protocol each engine module implements, and the sides of an individual match.
+
+Pure Python, standard library only (no Django). The rules themselves are in ``docs/rules.md``.
+
+* 主方 / 客方 (home / away) - the two players of an individual match (象棋, 羽毛球, 乒乓球)
+  are the bracket's ``home`` and ``away`` entries; the services, the pages and Guandan
+  speak of team ``"A"`` (home) and ``"B"`` (away).
+* 弃权 (forfeit) - a player or pair who forfeits loses the match (the notices: 迟到十分钟以上
+  者判负; refusing the referee so that play stops for 5 minutes counts as a forfeit).
+  Whether a forfeit also ends the entry's event is the rule set's answer
+  (``forfeit_ends_event``); acting on it is the tournament's business, not the engine's.
+
+Two kinds of error: :class:`EngineError` is the only exception for input a referee can fix;
+anything else (``ValueError`` for a bad rule-set config, ``TypeError`` …) is a bug in the
+caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+SIDES = ("home", "away")
+SIDE_ZH = {"home": "主方", "away": "客方"}
+# The services' team letters for the sides of an individual match, and back.
+TEAM_OF_SIDE = {"home": "A", "away": "B"}
+SIDE_OF_TEAM = {"A": "home", "B": "away"}
+
+
+def gettext_noop(text: str) -> str:
+    """Marks a string for translation without importing Django: it returns ``text`` as it
+    is, and ``make messages`` finds it by this name. The pages translate it when shown."""
+    return text
+
+
+# --------------------------------------------------------------------------- forfeits
+
+# 弃权的原因: the codes the referee pages offer and the events record, with their words.
+FORFEIT_REASONS = {
+    "late_over_10_min": gettext_noop("迟到十分钟以上"),
+    "stoppage_over_5_min": gettext_noop("不服从裁判致使比赛中断5分钟"),
+    "withdrawn": gettext_noop("弃权"),
+}
+# Codes recorded before there was one table: the Guandan referee page stored "withdrew".
+_OLD_FORFEIT_CODES = {"withdrew": "withdrawn"}
+
+
+def forfeit_code(reason: str) -> str:
+    """The reason of a recorded forfeit in today's codes (an old code is read as its new
+    one); any other reason, such as a referee's own words, as it is."""
+    return _OLD_FORFEIT_CODES.get(reason, reason)
+
+
+def forfeit_label(reason: str, unknown: str | None = None) -> str:
+    """The Chinese words of a forfeit reason; a reason that is no code is ``unknown``, or
+    shown verbatim when ``unknown`` is None."""
+    code = forfeit_code(reason)
+    return FORFEIT_REASONS.get(code, code if unknown is None else unknown)
+
+
+def describe_forfeit(loser: str, winner: str, reason: str) -> str:
+    """The referee screen's sentence for a forfeit: 张伟弃权，李娜获胜（迟到十分钟以上）."""
+    label = forfeit_label(reason)
+    return f"{loser}弃权，{winner}获胜" + (f"（{label}）" if label else "")
+
+
+# --------------------------------------------------------------------------- errors
+
+_MESSAGES = {
+    "match_over": "本场比赛已经结束，不能再录入",
+    "invalid_event": "无法识别的记录",
+    # Guandan
+    "invalid_order": "每副牌的名次必须是两名A队、两名B队",
+    "time_already_up": "已经宣布过时间到，不能再次宣布",
+    "no_deal_to_decide": "还没有录入任何一副牌，无法按级数判定胜负；请先录入最后一副牌",
+    # 象棋
+    "wrong_first_move": "先手方不对：前两盘双方各先手一次",
+    # 羽毛球, 乒乓球
+    "impossible_score": "不可能出现的比分",
+}
+
+
+class EngineError(Exception):
+    """Input a referee can fix: a bad deal, an impossible score, an event after the match
+    ended, ...
+
+    ``code`` is stable and machine-readable; ``message`` is a short Chinese sentence for
+    the referee; ``event_index`` is set by :func:`replay` (``None`` from an engine's
+    ``apply_event``).
+    """
+
+    def __init__(self, code: str, message: str | None = None, event_index: int | None = None):
+        if code not in _MESSAGES:
+            raise ValueError(f"unknown EngineError code {code!r}")
+        self.code = code
+        self.message = message or _MESSAGES[code]
+        self.event_index = event_index
+        super().__init__(self.message)
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self):
+        return (type(self), (self.code, self.message, self.event_index))
+
+    def as_dict(self) -> dict:
+        """The error in the public examples' form (``guandan_replay`` prints it)."""
+        return {"error": self.code, "event_index": self.event_index}
+
+    def at(self, event_index: int) -> EngineError:
+        """A copy of this error located at ``event_index``."""
+        return EngineError(self.code, self.message, event_index)
+
+
+def bad_event(message: str) -> EngineError:
+    return EngineError("invalid_event", f"无法识别的记录：{message}")
+
+
+def check_side(side: Any, what: str) -> None:
+    if not isinstance(side, str) or side not in SIDES:
+        raise bad_event(f"{what}必须是 home 或 away")
+
+
+# --------------------------------------------------------------------------- replay
+
+
+def replay_steps[State](
+    initial: State, apply: Callable[[State, Any], State], events: Iterable[Any]
+) -> Iterator[tuple[State, Any, State]]:
+    """Each event applied in turn: ``(state before, event, state after)``. An
+    :class:`EngineError` carries the index of the event that raised it."""
+    state = initial
+    for index, event in enumerate(events):
+        try:
+            after = apply(state, event)
+        except EngineError as err:
+            raise err.at(index) from None
+        yield state, event, after
+        state = after
+
+
+def replay[State](
+    initial: State, apply: Callable[[State, Any], State], events: Iterable[Any]
+) -> State:
+    """The state after a whole record, from ``initial``, applying each event in turn."""
+    state = initial
+    for _before, _event, state in replay_steps(initial, apply, events):  # noqa: B007
+        pass
+    return state
+
+
+# --------------------------------------------------------------------------- protocol
+
+
+class Engine(Protocol):
+    """What each engine module (:mod:`scoring.engines.guandan.engine`,
+    :mod:`scoring.engines.xiangqi`, :mod:`scoring.engines.rally`) implements, so that
+    :class:`scoring.engines.scorer.Scorer` is a lookup by sport and no code outside the
+    engines asks which sport it is.
+
+    Teams are the services' ``"A"`` (home) and ``"B"`` (away) in every argument and answer.
+    A *stored* state is the dict ``stored_state`` makes, as kept on the table row and read
+    by the pages; the functions that read a state read that dict. A rule set has ``id``,
+    ``name``, ``summary_zh()``, ``best_of``, ``forfeit_ends_event`` and
+    ``time_limit_minutes``.
+    """
+
+    KIND: str  # "guandan" | "xiangqi" | "rally"
+    DISCIPLINES: tuple[str, ...]  # the events' disciplines this engine scores
+    EVENTS: frozenset[str]  # what a referee records: "deal", "penalty", "game", "point" …
+
+    def preset_choices(self) -> dict[str, list[tuple[str, str]]]: ...
+    def rules_for(self, discipline: str, ruleset: str, config: Mapping) -> Any: ...
+    def after_whistle(self, rules, payload: dict | None) -> list[dict]: ...
+    def deduction(self, rules, team: str) -> dict | None: ...
+
+    def initial_state(self, rules) -> Any: ...
+    def parse_event(self, payload: Any) -> Any: ...
+    def event_to_dict(self, event) -> dict: ...
+    def apply_event(self, state, event, rules) -> Any: ...
+    def describe_event(self, before, event, after, rules, names: Mapping[str, str]) -> str: ...
+    def forfeit_event(self, team: str, reason: str) -> dict: ...
+    def stored_state(self, state, rules) -> dict: ...
+    def public_state(self, state, rules) -> dict: ...
+
+    def winner(self, stored: dict) -> str | None: ...
+    def started(self, stored: dict) -> bool: ...
+    def score(self, stored: dict) -> tuple[str, str]: ...
+    def games(self, stored: dict) -> list[dict] | None: ...
+    def games_won(self, stored: dict) -> tuple[int, int]: ...
+    def margin(self, stored: dict) -> float: ...
+    def tie_score(self, stored: dict) -> tuple[int, int]: ...
+    def live_score(self, tables: list[tuple[dict, bool]]) -> tuple: ...
+    def server(self, stored: dict) -> str | None: ...
+    def game_winner(self, game: dict) -> str | None: ...
+    def game_cells(self, game: dict, names: Mapping[str, str]) -> tuple[str, str]: ...
+
+
+# --------------------------------------------------------------------------- values
+
+
+def other(side: str) -> str:
+    return "away" if side == "home" else "home"
+
+
+def side_name(side: str, names: Mapping[str, str] | None = None) -> str:
+    """The player's name for the referee's screen, or 主方/客方."""
+    return (names or {}).get(side) or SIDE_ZH[side]
+
+
+def side_names(names: Mapping[str, str] | None) -> dict[str, str]:
+    """Names keyed by team letter (``"A"``/``"B"``) re-keyed by side (``"home"``/``"away"``)."""
+    return {SIDE_OF_TEAM[k]: v for k, v in (names or {}).items() if k in SIDE_OF_TEAM}
+
+
+def is_whole_number(value: Any) -> bool:
+    """An ``int`` that is not a ``bool`` (JSON ``true`` is not a score of 1)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True, eq=False)
+class SideValues(Mapping):
+    """An immutable {'home': x, 'away': y} (points, games won)."""
+
+    home: Any = 0
+    away: Any = 0
+
+    def __getitem__(self, side: str):
+        if side == "home":
+            return self.home
+        if side == "away":
+            return self.away
+        raise KeyError(side)
+
+    def __iter__(self):
+        return iter(SIDES)
+
+    def __len__(self) -> int:
+        return 2
+
+    def __hash__(self) -> int:
+        return hash((self.home, self.away))
+
+    def __repr__(self) -> str:
+        return f"SideValues(home={self.home!r}, away={self.away!r})"
+
+    def with_value(self, side: str, value) -> SideValues:
+        return replace(self, **{side: value})
+
+    def as_dict(self) -> dict:
+        return {"home": self.home, "away": self.away}
+
+
+# --------------------------------------------------------------------------- forfeit
+
+
+@dataclass(frozen=True)
+class Forfeit:
+    """弃权 in an individual match: ``side`` loses. JSON
+    ``{"forfeit": {"side": ..., "reason": ...}}``."""
+
+    side: str
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        check_side(self.side, "弃权方")
+        if not isinstance(self.reason, str):
+            raise bad_event("弃权原因必须是文字")
+
+
+def parse_forfeit(body: Any) -> Forfeit:
+    if not isinstance(body, dict):
+        raise bad_event("弃权的内容必须是一个对象")
+    reason = body.get("reason")
+    if isinstance(reason, str):
+        reason = forfeit_code(reason)
+    return Forfeit(body.get("side"), "" if reason is None else reason)
+
+
+def forfeit_to_dict(event: Forfeit) -> dict:
+    body: dict = {"side": event.side}
+    if event.reason:
+        body["reason"] = event.reason
+    return {"forfeit": body}
+
+
+def forfeit_of_team(team: str, reason: str) -> dict:
+    """The JSON of a forfeit by ``team`` (``"A"``/``"B"``) in an individual match."""
+    if team not in SIDE_OF_TEAM:
+        raise ValueError(f"team must be A or B, got {team!r}")
+    return forfeit_to_dict(Forfeit(SIDE_OF_TEAM[team], forfeit_code(reason)))
+
+
+def describe_side_forfeit(event: Forfeit, names: Mapping[str, str] | None = None) -> str:
+    return describe_forfeit(
+        side_name(event.side, names), side_name(other(event.side), names), event.reason
+    )
+
+
+# ------------------------------------------------ what an individual match answers alike
+# (象棋, 羽毛球, 乒乓球: the same answers in both engines' protocol)
+
+
+def side_winner(stored: dict) -> str | None:
+    """The winner's team letter from an individual match's stored state (None until over)."""
+    return TEAM_OF_SIDE.get(stored.get("winner")) if stored.get("match_over") else None
+
+
+def nothing_after_whistle(rules, payload: dict | None) -> list[dict]:
+    """No clock: the whistle records nothing, and nothing follows an event after it."""
+    return []
+
+
+def no_deduction(rules, team: str) -> None:
+    """No levels: three upheld reports deduct nothing."""
+    return None
+
+
+# --------------------------------------------------------------------------- rule sets
+
+
+def rules_error(rules_id: Any, what: str) -> ValueError:
+    return ValueError(f"invalid rule set {rules_id!r}: {what}")
+
+
+def check_rules_dict(d: Any, cls: type, required: tuple[str, ...]) -> dict:
+    """The keyword arguments for ``cls`` from a JSON object, or a clear ValueError."""
+    if not isinstance(d, dict):
+        raise ValueError("rule set must be a JSON object")
+    unknown = sorted(map(str, set(d) - set(cls.__dataclass_fields__)))
+    if unknown:
+        raise ValueError(f"unknown rule set keys: {', '.join(unknown)}")
+    missing = [k for k in required if k not in d]
+    if missing:
+        raise ValueError(f"rule set is missing: {', '.join(missing)}")
+    return dict(d)

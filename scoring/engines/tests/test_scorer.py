@@ -1,0 +1,274 @@
+"""The scorer interface over the three engines (scoring.engines.scorer): pure, no database."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring.engines.common import FORFEIT_REASONS, EngineError
+from scoring.engines.scorer import scorer_for
+from scoring.engines.simulate import random_rally, random_table, random_xiangqi
+
+DISCIPLINES = ["guandan_team", "guandan_pairs", "xiangqi", "badminton", "table_tennis"]
+
+
+@pytest.mark.parametrize(
+    "discipline, ruleset, expected",
+    [
+        ("xiangqi", "", "anhui2021-xiangqi"),
+        ("badminton", "", "badminton21"),
+        ("table_tennis", "", "table-tennis11"),
+        ("table_tennis", "table-tennis11-bo3", "table-tennis11-bo3"),
+        ("guandan_pairs", "anhui2021", "anhui2021"),
+        ("guandan_team", "nantong2014", "nantong2014"),
+    ],
+)
+def test_each_discipline_gets_its_rule_set_or_the_default(discipline, ruleset, expected):
+    assert scorer_for(discipline, ruleset).id == expected
+
+
+@pytest.mark.parametrize(
+    "discipline, ruleset",
+    [
+        ("badminton", "table-tennis11"),  # another sport's preset
+        ("table_tennis", "badminton21"),
+        ("xiangqi", "badminton21"),
+        ("badminton", "nantong2014"),
+        ("guandan_team", ""),  # guandan has no default: the organiser chooses
+        ("guandan_team", "badminton21"),
+        ("curling", ""),
+    ],
+)
+def test_a_rule_set_that_does_not_fit_the_discipline_is_refused(discipline, ruleset):
+    with pytest.raises(ValueError):
+        scorer_for(discipline, ruleset)
+
+
+def test_a_custom_rally_rule_set_from_config():
+    config = {
+        "id": "tt-bo3-21",
+        "name": "乒乓球三局两胜（每局21分）",
+        "games_to_win": 2,
+        "points_to_win": 21,
+        "cap": None,
+        "sport": "table_tennis",
+    }
+    engine = scorer_for("table_tennis", "", config)
+    assert engine.best_of == 3
+    assert "每局21分" in engine.summary
+    with pytest.raises(ValueError, match="badminton"):
+        scorer_for("badminton", "", config)
+
+
+@pytest.mark.parametrize(
+    "discipline, ruleset, events, winner, games_won, games",
+    [
+        (
+            "badminton",
+            "",
+            [{"home": 21, "away": 17}, {"home": 28, "away": 30}, {"home": 30, "away": 29}],
+            "A",
+            (2, 1),
+            [{"home": 21, "away": 17}, {"home": 28, "away": 30}, {"home": 30, "away": 29}],
+        ),
+        (
+            "table_tennis",
+            "",
+            [{"home": 9, "away": 11}] * 3,
+            "B",
+            (0, 3),
+            [{"home": 9, "away": 11}] * 3,
+        ),
+        (
+            # 1-1 after two games, third game drawn: the player who moved second wins.
+            "xiangqi",
+            "",
+            [
+                {"result": "home", "first_move": "home"},
+                {"result": "away", "first_move": "away"},
+                {"result": "draw", "first_move": "home"},
+            ],
+            "B",
+            (1, 1),
+            [
+                {"result": "home", "first_move": "home"},
+                {"result": "away", "first_move": "away"},
+                {"result": "draw", "first_move": "home"},
+            ],
+        ),
+        (
+            "xiangqi",
+            "",
+            [{"result": "draw", "first_move": "away"}, {"result": "home", "first_move": "home"}],
+            "A",
+            (1, 0),
+            [{"result": "draw", "first_move": "away"}, {"result": "home", "first_move": "home"}],
+        ),
+    ],
+)
+def test_winner_games_and_games_won_in_the_services_terms(
+    discipline, ruleset, events, winner, games_won, games
+):
+    engine = scorer_for(discipline, ruleset)
+    state = engine.replay(events)
+    assert engine.winner(state) == winner
+    assert engine.games_won(state) == games_won
+    assert engine.games(state) == games
+
+
+def test_guandan_has_no_games_list_and_keeps_its_team_letters():
+    engine = scorer_for("guandan_pairs", "anhui2021")
+    state = engine.replay([{"forfeit": {"team": "B", "reason": "withdrawn"}}])
+    assert engine.games(state) is None
+    assert engine.winner(state) == "A"
+    assert engine.forfeit("B", "withdrawn") == {"forfeit": {"team": "B", "reason": "withdrawn"}}
+
+
+@pytest.mark.parametrize("discipline", DISCIPLINES)
+@pytest.mark.parametrize("old_code", ["withdrew", "withdrawn"])
+def test_a_withdrawal_recorded_under_the_old_code_reads_as_todays(discipline, old_code):
+    engine = scorer_for(discipline, "nantong2014" if discipline.startswith("guandan") else "")
+    team_or_side = {"team": "A"} if engine.is_guandan else {"side": "home"}
+    stored = {"forfeit": {**team_or_side, "reason": old_code}}
+    assert engine.normalise(stored) == {"forfeit": {**team_or_side, "reason": "withdrawn"}}
+    before = engine.initial()
+    after = engine.replay([stored])
+    assert engine.winner(after) == "B"
+    assert (
+        engine.describe(before, stored, after, {"A": "甲", "B": "乙"}) == "甲弃权，乙获胜（弃权）"
+    )
+
+
+@pytest.mark.parametrize("discipline", DISCIPLINES)
+def test_every_engine_words_the_forfeit_reasons_alike(discipline):
+    engine = scorer_for(discipline, "nantong2014" if discipline.startswith("guandan") else "")
+    before = engine.initial()
+    for code, label in FORFEIT_REASONS.items():
+        payload = engine.forfeit("B", code)
+        after = engine.apply(before, engine.parse(payload))
+        assert engine.describe(before, payload, after, {"A": "甲", "B": "乙"}) == (
+            f"乙弃权，甲获胜（{label}）"
+        )
+
+
+@pytest.mark.parametrize("discipline", ["xiangqi", "badminton", "table_tennis"])
+def test_a_forfeit_in_the_referee_pages_terms_becomes_the_engines_event(discipline):
+    engine = scorer_for(discipline)
+    payload = engine.forfeit("A", "withdrew")
+    assert payload == {"forfeit": {"side": "home", "reason": "withdrawn"}}
+    state = engine.replay([payload])
+    assert engine.winner(state) == "B"
+    assert engine.decided_by(state) == "forfeit"
+    assert engine.forfeit_ends_event
+
+
+def test_the_description_names_the_players():
+    engine = scorer_for("badminton")
+    before = engine.initial()
+    event = engine.parse({"home": 21, "away": 19})
+    after = engine.apply(before, event)
+    text = engine.describe(before, event, after, {"A": "张三", "B": "李四"})
+    assert text.startswith("第1局21–19，张三胜")
+
+
+@pytest.mark.parametrize(
+    "discipline, bad",
+    [
+        ("badminton", {"home": 21, "away": 20}),
+        ("badminton", {"home": 31, "away": 29}),
+        ("badminton", {"home": 22, "away": 18}),
+        ("table_tennis", {"home": 11, "away": 10}),
+        ("table_tennis", {"home": 13, "away": 10}),
+        ("xiangqi", {"result": "home"}),
+        ("xiangqi", {"result": "win", "first_move": "home"}),
+    ],
+)
+def test_impossible_entries_raise_the_one_user_error_class(discipline, bad):
+    engine = scorer_for(discipline)
+    with pytest.raises(EngineError) as caught:
+        engine.apply(engine.initial(), engine.parse(bad))
+    assert caught.value.code in ("impossible_score", "invalid_event")
+    assert caught.value.message
+
+
+# ------------------------------------------------------------------ properties
+
+SIMULATED = {
+    "badminton": lambda engine, rng, s: random_rally(engine.rules, rng, strength=s)[0],
+    "table_tennis": lambda engine, rng, s: random_rally(
+        engine.rules, rng, strength=s, by_point=rng.random() < 0.5
+    )[0],
+    "xiangqi": lambda engine, rng, s: random_xiangqi(engine.rules, rng, strength=s)[0],
+    "guandan_pairs": lambda engine, rng, s: random_table(engine.rules, rng, strength=s)[0],
+}
+EXTRA = [
+    {"home": 21, "away": 3},
+    {"point": "home"},
+    {"result": "home", "first_move": "home"},
+    {"order": ["A", "A", "B", "B"]},
+    {"forfeit": {"side": "home"}},
+    {"forfeit": {"team": "A"}},
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    discipline=st.sampled_from(sorted(SIMULATED)),
+    seed=st.integers(0, 2**32 - 1),
+    strength=st.floats(0.1, 0.9),
+    extra=st.sampled_from(EXTRA),
+)
+def test_a_finished_match_never_accepts_more(discipline, seed, strength, extra):
+    engine = scorer_for(discipline, "anhui2021" if discipline.startswith("guandan") else "")
+    events = SIMULATED[discipline](engine, random.Random(seed), strength)
+    state = engine.replay(events)
+    assert engine.match_over(state)
+    with pytest.raises(EngineError) as caught:
+        engine.apply(state, engine.parse(extra))
+    assert caught.value.code in ("match_over", "invalid_event")
+    # and the record replays to the same end: nothing was added
+    assert engine.replay(events) == state
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    discipline=st.sampled_from(["badminton", "table_tennis", "xiangqi"]),
+    seed=st.integers(0, 2**32 - 1),
+    strength=st.floats(0.05, 0.95),
+)
+def test_the_winner_always_has_the_majority(discipline, seed, strength):
+    engine = scorer_for(discipline)
+    events = SIMULATED[discipline](engine, random.Random(seed), strength)
+    state = engine.replay(events)
+    winner = engine.winner(state)
+    home, away = engine.games_won(state)
+    mine, theirs = (home, away) if winner == "A" else (away, home)
+    if discipline == "xiangqi":
+        points = state.points
+        ours, others = (
+            (points["home"], points["away"]) if winner == "A" else (points["away"], points["home"])
+        )
+        # More points, or level after a drawn decider that the second mover takes.
+        assert ours > others or (ours == others and state.decided_by.startswith("third_game"))
+    else:
+        assert mine == engine.rules.games_to_win > theirs
+        assert len(engine.games(state)) == mine + theirs <= engine.best_of
+
+
+@pytest.mark.parametrize(
+    "value, text", [(0, "0"), (0.0, "0"), (0.5, "½"), (1.0, "1"), (1.5, "1½"), (2, "2")]
+)
+def test_chess_points_are_written_with_a_half(value, text):
+    from scoring.engines.xiangqi import format_points
+
+    assert format_points(value) == text
+
+
+@pytest.mark.parametrize("config", [[1], 5, "anhui2021", True, [{"id": "x"}]])
+def test_a_custom_rule_set_that_is_not_an_object_is_refused_with_the_reason(config):
+    for discipline in DISCIPLINES:
+        with pytest.raises(ValueError, match="rule set must be a JSON object"):
+            scorer_for(discipline, "", config)

@@ -1,0 +1,192 @@
+"""What every write of table results shares: the error a referee can put right, the
+table's scorer, names and replay, the row lock, the version check, the audit entry, the
+saved state, and the event's version announced after a write.
+
+Nothing is lost or counted twice: every submission carries the phone's idempotency key
+(a resend finds the event already there), every write names the table version it was made
+on (a second device writing on an old page is refused), and the table row is locked
+(SELECT … FOR UPDATE on PostgreSQL) while it is written. The writes call each other and
+these helpers through their modules (``common.audit(…)``), so a test can patch one.
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from guandan_cup.inputs import plain_text
+from scoring.engines.common import EngineError
+from scoring.engines.scorer import Scorer
+from scoring.models import AuditEntry, TableEvent, TableMatch
+from scoring.selectors import pair_name
+from tournaments.models import Match, Pair
+
+
+def known_user(user):
+    """The user to record as the actor, or None (an anonymous or system write)."""
+    return user if getattr(user, "is_authenticated", False) else None
+
+
+class TableError(Exception):
+    """Something a referee can put right: the message says what."""
+
+    def __init__(self, code: str, message: str, *, event_index: int | None = None):
+        self.code, self.message, self.event_index = code, message, event_index
+        super().__init__(message)
+
+
+def scorer(table: TableMatch) -> Scorer:
+    return table.match.round.stage.event.scorer()
+
+
+def side_names(table: TableMatch) -> dict[str, str]:
+    """{"A": home, "B": away}: the pairs of a guandan table, the entries (players) of a
+    singles match."""
+    names = {}
+    for team, pair, entry_id, entry in (
+        ("A", table.home_pair, table.match.home_id, "home"),
+        ("B", table.away_pair, table.match.away_id, "away"),
+    ):
+        if pair is not None:
+            names[team] = pair_name(pair)
+        elif entry_id:
+            names[team] = getattr(table.match, entry).name
+        else:
+            names[team] = "—"
+    return names
+
+
+def active_events(table: TableMatch) -> list[TableEvent]:
+    return list(table.events.filter(undone_at__isnull=True).order_by("seq"))
+
+
+def replay_table(table: TableMatch, events: list[dict] | None = None, *, describe_from: int = 0):
+    """(state, [(event, description) …]) of a table, from its active events. Events before
+    ``describe_from`` are replayed but not described (their description is "")."""
+    engine = scorer(table)
+    payloads = [e.payload for e in active_events(table)] if events is None else events
+    names = side_names(table)
+    state = engine.initial()
+    described = []
+    try:
+        for index, (before, payload, after) in enumerate(engine.replay_steps(payloads)):
+            text = engine.describe(before, payload, after, names) if index >= describe_from else ""
+            described.append((payload, text))
+            state = after
+    except EngineError as err:
+        raise TableError(err.code, err.message, event_index=err.event_index) from None
+    return state, described
+
+
+def locked(table: TableMatch) -> TableMatch:
+    """The table row, locked (SELECT … FOR UPDATE on PostgreSQL) until the transaction ends.
+
+    Only the row itself is read again: its match, event and pairs do not change while a
+    deal is recorded, so those the caller already loaded are kept (a referee's tap then
+    costs one small query here instead of a fourteen-table join)."""
+    locked = TableMatch.objects.select_for_update().get(pk=table.pk)
+    kept = 0
+    for name in ("match", "home_pair", "away_pair"):
+        field = TableMatch._meta.get_field(name)
+        if field.is_cached(table) and getattr(table, field.attname) == getattr(
+            locked, field.attname
+        ):
+            field.set_cached_value(locked, field.get_cached_value(table))
+            kept += 1
+    if kept == 3 and _people_loaded(locked):
+        return locked
+    return TableMatch.objects.with_people(
+        "match__round__stage__event__tournament",
+        "match__home",
+        "match__away",
+        "home_pair__entry",
+        "away_pair__entry",
+    ).get(pk=table.pk)
+
+
+def _people_loaded(table: TableMatch) -> bool:
+    """Whether the match's event, its two entries and both pairs' players are in memory
+    already (a chess or rally table names the entries)."""
+    obj = table
+    for name in ("match", "round", "stage", "event", "tournament"):
+        field = type(obj)._meta.get_field(name)
+        if not field.is_cached(obj):
+            return False
+        obj = field.get_cached_value(obj)
+    match = table.match
+    for name in ("home", "away"):
+        if getattr(match, f"{name}_id") and not match._meta.get_field(name).is_cached(match):
+            return False
+    for pair in (table.home_pair, table.away_pair):
+        if pair is None:
+            continue
+        if not all(Pair._meta.get_field(f).is_cached(pair) for f in ("first", "second")):
+            return False
+    return True
+
+
+def check_version(table: TableMatch, expected_version: int | None) -> None:
+    if expected_version is not None and int(expected_version) != table.version:
+        raise TableError(
+            "stale",
+            _("这一台刚被另一台设备更新过（第%(v)s版）；请刷新后再录入。") % {"v": table.version},
+        )
+
+
+def audit(
+    table: TableMatch | None,
+    user,
+    action: str,
+    summary: str = "",
+    *,
+    before=None,
+    after=None,
+    reason: str = "",
+    match: Match | None = None,
+) -> None:
+    match = match or (table.match if table else None)
+    AuditEntry.objects.create(
+        tournament=match.round.stage.event.tournament,
+        table=table,
+        match=match,
+        actor=known_user(user),
+        action=action,
+        summary=plain_text(summary, limit=300),
+        before=before,
+        after=after,
+        reason=plain_text(reason, limit=300),
+    )
+
+
+def save_state(table: TableMatch, state) -> None:
+    engine = scorer(table)
+    table.state = engine.state_dict(state)
+    table.winner = engine.winner(table.state) or ""
+    table.version += 1
+    table.save(update_fields=["state", "winner", "version"])
+    if table.match.status == Match.Status.PENDING:
+        Match.objects.filter(pk=table.match_id, status=Match.Status.PENDING).update(
+            status=Match.Status.IN_PROGRESS
+        )
+
+
+def announce_after(write):
+    """Run ``write`` in a transaction of its own, then grow the event's version in a
+    statement of its own. Every table of an event shares the event row: were it updated
+    inside the write, fifty referees recording at once would queue on its lock. The new
+    version is never seen before the change it announces; a change seen a moment before
+    its version is cached under the old one and replaced at the next poll."""
+
+    atomic = transaction.atomic(write)
+
+    @wraps(write)
+    def wrapper(*args, **kwargs):
+        result = atomic(*args, **kwargs)
+        table, changed = (result[0], result[2]) if isinstance(result, tuple) else (result, True)
+        if changed:
+            table.match.round.stage.event.bump_version()
+        return result
+
+    return wrapper

@@ -1,0 +1,63 @@
+"""The chief referee's correction of a table's record (更正), with a reason: the old events
+kept, marked undone, and the tie and the bracket worked out again."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from guandan_cup.inputs import plain_text
+from scoring.models import TableEvent, TableMatch
+from scoring.services import common, ties
+from scoring.services.common import TableError
+
+
+@transaction.atomic
+def correct_table(*, table: TableMatch, events: list[dict], reason: str, user) -> TableMatch:
+    """The chief referee replaces a table's record (after submission or confirmation) with a
+    reason. The old events stay, marked undone; the tie and the bracket are re-derived."""
+    reason = plain_text(reason, limit=300)
+    if not reason:
+        raise TableError("no_reason", _("更正必须写明原因。"))
+    table = common.locked(table)
+    state, _described = common.replay_table(table, events)  # validates the whole new record
+    engine = common.scorer(table)
+    before = table.state
+    now = timezone.now()
+    actor = common.known_user(user)
+    table.events.filter(undone_at__isnull=True).update(undone_at=now, undone_by=actor)
+    seq = (table.events.aggregate(m=Max("seq"))["m"] or 0) + 1
+    stamp = now.strftime("%Y%m%d%H%M%S%f")
+    TableEvent.objects.bulk_create(
+        [
+            TableEvent(
+                table=table,
+                seq=seq + i,
+                payload=engine.normalise(e),
+                key=f"correction-{stamp}-{i}",
+                reason=reason[:200],
+                created_by=actor,
+            )
+            for i, e in enumerate(events)
+        ]
+    )
+    old_winner, old_status = table.winner, table.status
+    common.save_state(table, state)
+    if not engine.match_over(state) and table.status != TableMatch.Status.OPEN:
+        # The corrected record is unfinished: the table is played on and submitted again.
+        table.status = TableMatch.Status.OPEN
+        table.submitted_by = table.submitted_at = table.confirmed_by = table.confirmed_at = None
+        table.save(
+            update_fields=["status", "submitted_by", "submitted_at", "confirmed_by", "confirmed_at"]
+        )
+    common.audit(
+        table, user, "correct", _("更正记录"), before=before, after=table.state, reason=reason
+    )
+    table.match.round.stage.event.bump_version()
+    if old_status == TableMatch.Status.CONFIRMED and (
+        old_winner != table.winner or table.status != old_status
+    ):
+        ties.redecide_tie(table.match, user, reason)
+    return table

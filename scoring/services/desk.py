@@ -1,0 +1,92 @@
+"""The chief referee's desk (裁判长): the whistle for a round, check-in of the pairs, and the
+forfeit of the pairs still missing ten minutes after the start."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from scoring import selectors
+from scoring.engines.common import FORFEIT_REASONS
+from scoring.models import CheckIn, TableMatch
+from scoring.selectors import pair_name
+from scoring.services import common, tables
+from scoring.services.common import TableError
+from tournaments.models import Match, Pair
+
+
+@transaction.atomic
+def call_time(*, round, user) -> list[TableMatch]:
+    """鸣哨: time for every unfinished table of a round at the same moment. Under sudden
+    death (Anhui) time_up is recorded at once; otherwise (Nantong) the deal in progress is
+    played out and the deal recorded next brings time_up with it."""
+    now = timezone.now()
+    called = []
+    open_tables = (
+        TableMatch.objects.select_for_update()
+        .filter(
+            match__round=round,
+            status=TableMatch.Status.OPEN,
+            time_called_at__isnull=True,
+            match__status__in=selectors.OPEN_MATCH,
+        )
+        .select_related("match__round__stage__event")
+    )
+    for table in open_tables:
+        engine = table.match.round.stage.event.scorer()
+        if table.is_over or not engine.records("time_up"):
+            continue  # chess and the ball games are not played to a clock here
+        table.time_called_at = now
+        table.save(update_fields=["time_called_at"])
+        at_whistle = engine.after_whistle()  # sudden death: time is up at once
+        if at_whistle:
+            tables.record_event(
+                table=table,
+                event=at_whistle[0],
+                user=user,
+                key=f"whistle-{round.pk}-{table.pk}",
+            )
+        common.audit(table, user, "whistle", _("裁判长鸣哨"))
+        called.append(table)
+    if called:
+        round.stage.event.bump_version()  # the tables show that time was called
+    return called
+
+
+@transaction.atomic
+def check_in(*, match: Match, pair: Pair, user=None) -> CheckIn:
+    """签到: the pair is present for its tie (marked once; a second tap records nothing)."""
+    if pair.entry_id not in (match.home_id, match.away_id):
+        raise TableError("not_in_match", _("这一对不在这场比赛中。"))
+    checkin, created = CheckIn.objects.get_or_create(
+        match=match, pair=pair, defaults={"checked_in_by": user}
+    )
+    if created:
+        common.audit(None, user, "check_in", _("签到：%(p)s") % {"p": pair_name(pair)}, match=match)
+        match.round.stage.event.bump_version()
+    return checkin
+
+
+@transaction.atomic
+def forfeit_missing(*, round, user) -> int:
+    """迟到十分钟以上者判负: the chief referee records the forfeit of every missing pair."""
+    count = 0
+    engine = round.stage.event.scorer()
+    by_table: dict[int, list] = {}
+    for table, team, _pair in selectors.missing_pairs(round):
+        by_table.setdefault(table.pk, []).append((table, team))
+    for items in by_table.values():
+        if len(items) != 1:
+            continue  # both pairs absent: the chief referee decides that table by hand
+        table, team = items[0]
+        late = "late_over_10_min"
+        tables.record_event(
+            table=table,
+            event=engine.forfeit(team, late),
+            user=user,
+            key=f"late-{round.pk}-{table.pk}",
+            reason=_(FORFEIT_REASONS[late]),
+        )
+        count += 1
+    return count

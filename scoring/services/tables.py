@@ -1,0 +1,239 @@
+"""A table match's life: its tables made once a tie's two entries are known, the events a
+referee records and undoes, the result submitted, and the chief referee's confirmation
+(which hands the tie to :mod:`scoring.services.ties`). Each of a referee's writes is one
+transaction and leaves an audit entry."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from guandan_cup.inputs import plain_text
+from scoring.engines.common import EngineError
+from scoring.models import TableEvent, TableMatch
+from scoring.services import common, ties
+from scoring.services.common import TableError
+from tournaments.draw import plan as draw_plan
+from tournaments.models import Event, Match, Pair
+
+
+def ensure_tables(match: Match) -> list[TableMatch]:
+    """The table matches of one guandan tie (see :func:`ensure_tables_for`)."""
+    ensure_tables_for([match])
+    return list(match.tables.order_by("number"))
+
+
+def on_pairing_changed(sender, *, matches, repaired=False, **kwargs) -> None:
+    """The draw set or changed the entries of these ties (``tournaments.draw.signals``)."""
+    if repaired:
+        # Not started: the tables of the old pairing go, the new pairing's are made below.
+        TableMatch.objects.filter(match__in=matches, events__isnull=True).delete()
+    ensure_tables_for(matches)
+
+
+def ensure_tables_for(matches) -> None:
+    """Create the table matches of ties whose two entries are known: for a guandan team
+    tie pair n of the home team against pair n of the away team, at table
+    ``first_table + n - 1``; for pairs and singles (象棋, 羽毛球, 乒乓球) one table, where the
+    referee records the deals or games. A fixed number of queries for any number of ties
+    (a 4,096-team draw creates 6,000 tables)."""
+    matches = [m for m in matches if m.home_id and m.away_id and m.status != Match.Status.BYE]
+    if not matches:
+        return
+    have = set(TableMatch.objects.filter(match__in=matches).values_list("match_id", flat=True))
+    matches = [m for m in matches if m.pk not in have]
+    entry_ids = {m.home_id for m in matches} | {m.away_id for m in matches}
+    pairs = {(p.entry_id, p.number): p for p in Pair.objects.filter(entry_id__in=entry_ids)}
+    rows = []
+    initial = {}
+    for m in matches:
+        event = m.round.stage.event
+        if event.pk not in initial:
+            engine = event.scorer()
+            initial[event.pk] = engine.state_dict(engine.initial())
+        count = event.pairs_per_team if event.entry_kind == Event.EntryKind.TEAM else 1
+        rows += [
+            TableMatch(
+                match=m,
+                number=n,
+                home_pair=pairs.get((m.home_id, n)),
+                away_pair=pairs.get((m.away_id, n)),
+                table_number=(m.first_table + n - 1) if m.first_table else None,
+                state=initial[event.pk],
+            )
+            for n in range(1, count + 1)
+        ]
+    TableMatch.objects.bulk_create(rows, batch_size=1000)
+
+
+@common.announce_after
+def record_event(
+    *,
+    table: TableMatch,
+    event: dict,
+    user=None,
+    key: str,
+    expected_version: int | None = None,
+    reason: str = "",
+    reported_by: str = "",
+) -> tuple[TableMatch, str, bool]:
+    """Record one event (a deal, a penalty, time up, a forfeit). Returns (table, the engine's
+    description, created) — ``created`` is False when this key was already recorded."""
+    # Room for the ":time" suffix of an automatic time_up within the 64-character column.
+    key = plain_text(key, limit=58)
+    reason, reported_by = plain_text(reason, limit=200), plain_text(reported_by, limit=100)
+    if not key:
+        raise TableError("no_key", _("缺少提交标识，请刷新页面后重试。"))
+    table = common.locked(table)
+    # Every event of the table in one query: the resend check, the record and the next seq.
+    recorded = list(table.events.order_by("seq"))
+    payloads = [e.payload for e in recorded if e.undone_at is None]
+    existing = next((e for e in recorded if e.key == key), None)
+    if existing is not None:
+        _state, described = common.replay_table(table, payloads)
+        text = next((d for p, d in described if p == existing.payload), "")
+        return table, text, False
+    if table.status != TableMatch.Status.OPEN:
+        raise TableError("closed", _("这一台的结果已提交，不能再录入；更正请由裁判长办理。"))
+    common.check_version(table, expected_version)
+    engine = common.scorer(table)
+    try:
+        payload = engine.normalise(event)
+    except EngineError as err:
+        raise TableError(err.code, err.message) from None
+    # Nantong: after the whistle the deal in progress is played out and then time is up
+    # (docs/rules.md, the time limit), so the deal recorded after the call brings the
+    # time_up with it.
+    follows = engine.after_whistle(payload) if table.time_called_at is not None else []
+    if follows and engine.match_over(common.replay_table(table, payloads + [payload])[0]):
+        follows = []  # a deal that passes A wins the match outright: no time_up after it
+    new = [payload] + follows
+    # The state before is the table's stored replay; only the new events are described.
+    before = table.state
+    state, described = common.replay_table(table, payloads + new, describe_from=len(payloads))
+    seq = (recorded[-1].seq if recorded else 0) + 1
+    for offset, item in enumerate(new):
+        TableEvent.objects.create(
+            table=table,
+            seq=seq + offset,
+            payload=item,
+            key=key if offset == 0 else f"{key}:time",
+            reason=reason[:200],
+            reported_by=reported_by[:100],
+            created_by=common.known_user(user),
+        )
+    if table.started_at is None:
+        table.started_at = timezone.now()
+        table.save(update_fields=["started_at"])
+    common.save_state(table, state)
+    text = "；".join(d for _p, d in described[len(payloads) :])
+    common.audit(
+        table,
+        user,
+        "event",
+        text,
+        before=before,
+        after=table.state,
+        reason=reason,
+    )
+    return table, text, True
+
+
+@common.announce_after
+def undo_last(*, table: TableMatch, user=None, expected_version: int | None = None) -> TableMatch:
+    """Undo the last recorded event while the result is not submitted (kept, marked undone)."""
+    table = common.locked(table)
+    if table.status != TableMatch.Status.OPEN:
+        raise TableError("closed", _("结果已提交，不能撤销；更正请由裁判长办理。"))
+    common.check_version(table, expected_version)
+    events = common.active_events(table)
+    if not events:
+        raise TableError("nothing_to_undo", _("还没有可撤销的记录。"))
+    last = events[-1]
+    # A deal that brought an automatic time_up is undone together with it.
+    undo = [last] + ([events[-2]] if last.key.endswith(":time") and len(events) > 1 else [])
+    now = timezone.now()
+    for item in undo:
+        item.undone_at, item.undone_by = (
+            now,
+            common.known_user(user),
+        )
+        item.save(update_fields=["undone_at", "undone_by"])
+    before = table.state
+    state, _described = common.replay_table(table)
+    common.save_state(table, state)
+    common.audit(
+        table,
+        user,
+        "undo",
+        _("撤销：%(what)s") % {"what": ", ".join(str(e.payload) for e in undo)},
+        before=before,
+        after=table.state,
+    )
+    return table
+
+
+@common.announce_after
+def submit_table(
+    *, table: TableMatch, user=None, expected_version: int | None = None
+) -> TableMatch:
+    table = common.locked(table)
+    if table.status != TableMatch.Status.OPEN:
+        raise TableError("closed", _("这一台的结果已经提交。"))
+    common.check_version(table, expected_version)
+    if not table.is_over:
+        raise TableError("not_over", _("比赛还没有结束，不能提交结果。"))
+    table.status, table.submitted_by, table.submitted_at = (
+        TableMatch.Status.SUBMITTED,
+        user,
+        timezone.now(),
+    )
+    table.version += 1
+    table.save(update_fields=["status", "submitted_by", "submitted_at", "version"])
+    common.audit(
+        table,
+        user,
+        "submit",
+        _("提交结果：%(w)s胜") % {"w": _winner_name(table)},
+        after=table.state,
+    )
+    return table
+
+
+def _winner_name(table: TableMatch) -> str:
+    if table.winner in ("A", "B"):
+        return common.side_names(table)[table.winner]
+    return _("平局")
+
+
+@transaction.atomic
+def confirm_table(*, table: TableMatch, user) -> TableMatch:
+    """The chief referee (or a second official) confirms; only then does the bracket move."""
+    table = common.locked(table)
+    if table.status != TableMatch.Status.SUBMITTED:
+        raise TableError("not_submitted", _("只有已提交的结果才能确认。"))
+    if table.submitted_by_id and table.submitted_by_id == getattr(user, "pk", None):
+        raise TableError("same_person", _("提交结果的人不能再确认；请由裁判长或另一位裁判确认。"))
+    table.status, table.confirmed_by, table.confirmed_at = (
+        TableMatch.Status.CONFIRMED,
+        user,
+        timezone.now(),
+    )
+    table.version += 1
+    table.save(update_fields=["status", "confirmed_by", "confirmed_at", "version"])
+    # The tie may not be decided yet, but its table is confirmed: the live pages show it.
+    table.match.round.stage.event.bump_version()
+    common.audit(
+        table,
+        user,
+        "confirm",
+        _("确认结果：%(w)s胜") % {"w": _winner_name(table)},
+        after=table.state,
+    )
+    try:
+        ties.after_confirmation(table, user)
+    except draw_plan.ResultError as err:
+        # Rolls the confirmation back with the rest of the transaction.
+        raise TableError(err.code, err.message) from None
+    return table

@@ -1,0 +1,137 @@
+"""A tie's result from its confirmed tables: a forfeit that ends an entry's event, the
+tie decided (a majority of a team tie's tables, or the one table of a pairs or singles
+match) and handed to the draw, and decided again after a correction."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+
+from scoring.engines.guandan.play import decide_tie
+from scoring.models import TableMatch
+from scoring.services import common
+from tournaments.draw import results as draw_results
+from tournaments.models import Entry, Event, Match
+
+
+def after_confirmation(table: TableMatch, user) -> None:
+    """What a confirmed table moves: the forfeiting entry out of its event where the rules
+    say so, then the tie."""
+    match = (
+        Match.objects.select_for_update()
+        .select_related("round__stage__event")
+        .get(pk=table.match_id)
+    )
+    event = match.round.stage.event
+    # A forfeit ends the entry's event where the rules say so (Anhui: 弃权 … 比赛资格就此终止;
+    # for chess and the ball games always: 弃权者…后面的比赛资格就此终止).
+    engine = event.scorer()
+    if (
+        engine.forfeit_ends_event
+        and engine.decided_by(table.state) == "forfeit"
+        and table.winner in ("A", "B")
+        and event.entry_kind != Event.EntryKind.TEAM
+    ):
+        loser_id = match.away_id if table.winner == "A" else match.home_id
+        if loser_id:
+            entry = Entry.objects.get(pk=loser_id)
+            if entry.status == Entry.Status.REGISTERED:
+                entry.status, entry.status_reason = Entry.Status.ELIMINATED, _("弃权")
+                entry.save(update_fields=["status", "status_reason"])
+    update_tie(match, user)
+
+
+def tie_result(match: Match) -> tuple[str | None, dict, bool, float]:
+    """(winner "A"/"B"/None, wins {"A", "B"}, decided, home margin) from the confirmed
+    tables of a tie. A guandan team tie is won by a majority of tables and its margin is
+    the 级差; a single table (guandan pairs, chess, badminton, table tennis) decides the
+    match alone, its score is the games won and its margin the games (chess: points)."""
+    tables = list(match.tables.order_by("number"))
+    confirmed = [t for t in tables if t.status == TableMatch.Status.CONFIRMED]
+    engine = match.round.stage.event.scorer()
+    if len(tables) == 1:
+        # The table's stored state is its replay, written with every event (common.save_state).
+        table = tables[0]
+        winner = table.winner or None if confirmed else None
+        home, away = engine.tie_score(table.state)
+        margin = engine.margin(table.state) if confirmed else 0.0
+        return winner, {"A": home, "B": away}, bool(confirmed), margin
+    tie = decide_tie(
+        [
+            t.winner if t.status == TableMatch.Status.CONFIRMED and t.winner else None
+            for t in tables
+        ],
+        tables=len(tables),
+    )
+    margin = float(sum(engine.margin(t.state) for t in confirmed))
+    return tie.winner, tie.wins, tie.decided, margin
+
+
+def update_tie(match: Match, user) -> None:
+    """Decide the tie from its confirmed tables: the team with a majority of tables wins,
+    as soon as it has it; the score keeps counting the remaining tables."""
+    winner, wins, decided, level_diff = tie_result(match)
+    if match.is_decided:
+        if match.home_score != wins["A"] or match.away_score != wins["B"]:
+            match.home_score, match.away_score = wins["A"], wins["B"]
+            match.save(update_fields=["home_score", "away_score"])
+            match.round.stage.event.bump_version()
+        return
+    if not decided:
+        return
+    side = {"A": Match.Side.HOME, "B": Match.Side.AWAY}.get(winner)
+    draw_results.record_result(
+        match=match,
+        winner=side,
+        home_score=wins["A"],
+        away_score=wins["B"],
+        home_level_points=level_diff,
+        away_level_points=-level_diff,
+        user=user,
+    )
+    common.audit(
+        None,
+        user,
+        "tie_decided",
+        _("本场结果：%(h)s %(a)s") % {"h": wins["A"], "a": wins["B"]},
+        match=match,
+    )
+    # A forfeit that ends an Anhui pair's event: its next opponents get walkovers.
+    for entry_id in (match.home_id, match.away_id):
+        entry = Entry.objects.get(pk=entry_id)
+        if entry.status != Entry.Status.REGISTERED:
+            draw_results.entry_out(entry=entry, status=entry.status, reason=entry.status_reason)
+
+
+def redecide_tie(match: Match, user, reason: str) -> None:
+    """Work the tie out again from its confirmed tables after a correction: a new winner
+    (the bracket is re-derived), the same winner with a new score, or — when the corrected
+    tables no longer decide it — the tie reopened until they do."""
+    match = Match.objects.select_for_update().select_related("round__stage__event").get(pk=match.pk)
+    winner, wins, decided, _margin = tie_result(match)
+    if winner is None and len(match.tables.all()) == 1:
+        decided = False  # a corrected single table without a winner is played on
+    if not decided:
+        draw_results.reopen_result(
+            match=match, home_score=wins["A"], away_score=wins["B"], note=reason
+        )
+        common.audit(
+            None,
+            user,
+            "tie_reopened",
+            _("更正后本场胜负未定，继续比赛"),
+            match=match,
+            reason=reason,
+        )
+        return
+    side = {"A": Match.Side.HOME, "B": Match.Side.AWAY}.get(winner, "")
+    draw_results.correct_result(
+        match=match, winner=side, home_score=wins["A"], away_score=wins["B"], note=reason, user=user
+    )
+    common.audit(
+        None,
+        user,
+        "tie_corrected",
+        _("本场结果更正为 %(h)s:%(a)s") % {"h": wins["A"], "a": wins["B"]},
+        match=match,
+        reason=reason,
+    )

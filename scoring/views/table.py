@@ -1,0 +1,433 @@
+"""The referee's table page (录入): a table's entry page on a phone, which spectators see
+update itself, its QR code, and every action a referee or the chief referee takes on it."""
+
+from __future__ import annotations
+
+import io
+import json
+import uuid
+from functools import wraps
+
+import segno
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST, require_safe
+
+from guandan_cup.inputs import INT, plain_text, whole_number
+from scoring.engines.common import FORFEIT_REASONS, forfeit_code
+from scoring.models import Report, TableMatch
+from scoring.services import common, corrections, reports, tables
+from scoring.services.common import TableError
+from tournaments.access import can_enter_table, is_chief
+from tournaments.live.http import POLL_SECONDS, live_response
+from tournaments.models import Entry, Pair
+
+PLACES = {"2": _("二游"), "3": _("三游"), "4": _("末游")}
+
+
+def _table(slug: str, event_slug: str, table_id: int, request) -> TableMatch:
+    """The table with everything its page shows, in two small queries (a referee's every
+    tap reads it); drafts only for staff."""
+    table = get_object_or_404(
+        TableMatch.objects.select_related("match__round__stage__event__tournament"),
+        pk=table_id,
+        match__round__stage__event__tournament__slug=slug,
+        match__round__stage__event__slug=event_slug,
+        match__round__stage__draw__undone_at__isnull=True,
+    )
+    if not table.match.round.stage.event.tournament.is_public and not request.user.is_staff:
+        raise Http404("No such tournament")
+    # The two pairs with their players and teams: one query with four joins is cheaper to
+    # plan than one fourteen-table join.
+    ids = [pk for pk in (table.home_pair_id, table.away_pair_id) if pk]
+    pairs = {
+        p.pk: p
+        for p in Pair.objects.filter(pk__in=ids).select_related("first", "second", "entry__unit")
+    }
+    table.home_pair = pairs.get(table.home_pair_id)
+    table.away_pair = pairs.get(table.away_pair_id)
+    match = table.match
+    for side, pair in (("home", table.home_pair), ("away", table.away_pair)):
+        if pair is not None and pair.entry_id == getattr(match, f"{side}_id"):
+            setattr(match, side, pair.entry)
+    # A chess or rally match has no pairs: its two entries (players) with their units.
+    missing = {
+        getattr(match, f"{side}_id"): side
+        for side in ("home", "away")
+        if getattr(match, f"{side}_id") and not match._meta.get_field(side).is_cached(match)
+    }
+    if missing:
+        for entry in Entry.objects.filter(pk__in=missing).select_related("unit"):
+            setattr(match, missing[entry.pk], entry)
+    return table
+
+
+# A table's own columns: what a write changes. Its match, event and pairs stay loaded.
+TABLE_COLUMNS = [
+    f.name
+    for f in TableMatch._meta.concrete_fields
+    if f.name not in ("id", "match", "home_pair", "away_pair", "number")
+]
+
+
+def _context(
+    request, table: TableMatch, *, chief: bool | None = None, flash: str = "", problem: str = ""
+) -> dict:
+    event = table.match.round.stage.event
+    engine = event.scorer()
+    rules = engine.rules
+    if chief is None:
+        chief = is_chief(request.user, event.tournament)
+    events = [e.payload for e in common.active_events(table)]
+    state, described = common.replay_table(table, events)
+    names = common.side_names(table)
+    deadline = None
+    if table.started_at and engine.time_limit_minutes:
+        deadline = table.started_at + timezone.timedelta(minutes=engine.time_limit_minutes)
+    filed = list(table.reports.all())
+    return {
+        "tournament": event.tournament,
+        "event": event,
+        "table": table,
+        "rules": rules,
+        "engine": engine,
+        "state": table.state,
+        "history": list(reversed(described)),
+        "home_name": names["A"],
+        "away_name": names["B"],
+        "games": _games(engine, table.state),
+        "sides": _sides(engine, table, names),
+        "serving": engine.server(table.state),
+        "can_enter": can_enter_table(request.user, table, chief=chief),
+        "chief": chief,
+        "key": uuid.uuid4().hex,
+        "flash": flash,
+        "problem": problem,
+        "deadline": deadline,
+        "places": PLACES,
+        # Translated here, as the page is shown: the engines' table is plain Chinese.
+        "forfeit_reasons": {code: _(label) for code, label in FORFEIT_REASONS.items()},
+        "reports": filed,
+        "proposals": [
+            t
+            for t in ("A", "B")
+            if engine.records("penalty")
+            and sum(1 for r in filed if r.team == t and r.upheld and r.penalty_id is None)
+            >= reports.UPHELD_REPORTS_FOR_A_DEDUCTION
+        ],
+        "audit": list(table.audit.select_related("actor")[:50]) if chief else [],
+        "events_json": json.dumps(events, ensure_ascii=False),
+        "qr_url": reverse("scoring-table-qr", args=[event.tournament.slug, event.slug, table.pk]),
+        "poll_seconds": POLL_SECONDS,
+    }
+
+
+def _games(engine, state: dict) -> list[dict]:
+    """The games of a chess or rally match, numbered, with each game's winner, for the
+    scoreboard; empty for guandan (its record is the deals)."""
+    return [
+        {"number": number, "winner": engine.game_winner(game), **game}
+        for number, game in enumerate(engine.games(state) or [], start=1)
+    ]
+
+
+def _sides(engine, table: TableMatch, names: dict) -> list[tuple]:
+    """(team, name, unit, big number) for the scoreboard: points (象棋), games won (羽毛球,
+    乒乓球); the guandan page shows its levels itself."""
+    home, away = engine.score(table.state)
+    return [
+        (team, names[team], entry.unit.name if entry else "", value)
+        for team, entry, value in (("A", table.match.home, home), ("B", table.match.away, away))
+    ]
+
+
+@require_safe
+@live_response("table", htmx_only=True, spectators_only=True)
+def table_page(request: HttpRequest, slug: str, event_slug: str, table_id: int) -> HttpResponse:
+    """The referee's entry page; spectators see the same table update itself."""
+    table = _table(slug, event_slug, table_id, request)
+    template = "scoring/table.html#table_panel" if request.htmx else "scoring/table.html"
+    return render(request, template, _context(request, table))
+
+
+@require_safe
+def table_qr(request: HttpRequest, slug: str, event_slug: str, table_id: int) -> HttpResponse:
+    table = _table(slug, event_slug, table_id, request)
+    return HttpResponse(table_qr_svg(request, table), content_type="image/svg+xml")
+
+
+def table_entry_url(request, table: TableMatch) -> str:
+    event = table.match.round.stage.event
+    return request.build_absolute_uri(
+        reverse("scoring-table", args=[event.tournament.slug, event.slug, table.pk])
+    )
+
+
+def table_qr_svg(request, table: TableMatch) -> str:
+    """The QR code that opens a table's entry page (printed on its score sheet)."""
+    buffer = io.BytesIO()
+    segno.make(table_entry_url(request, table), error="m").save(
+        buffer, kind="svg", scale=4, border=2
+    )
+    return buffer.getvalue().decode("utf-8")
+
+
+def referee_action(*, chief_only: bool = False):
+    """Login, the table (404 if not in this event), 403 unless the user may enter it, POST
+    only; the view returns (flash message) or raises TableError; the page is re-rendered."""
+
+    def decorate(view):
+        @login_required
+        @require_POST
+        @wraps(view)
+        def wrapper(request, slug, event_slug, table_id, **kwargs):
+            table = _table(slug, event_slug, table_id, request)
+            chief = is_chief(request.user, table.match.round.stage.event.tournament)
+            allowed = chief if chief_only else can_enter_table(request.user, table, chief=chief)
+            if not allowed:
+                raise PermissionDenied("Not your table.")
+            problem, flash = "", ""
+            try:
+                flash = view(request, table, **kwargs) or ""
+            except TableError as err:
+                problem = err.message
+            table.refresh_from_db(fields=TABLE_COLUMNS)  # as the write left it
+            if not request.htmx:
+                if problem:
+                    messages.error(request, problem)
+                elif flash:
+                    messages.success(request, flash)
+                return redirect(
+                    "scoring-table", slug=slug, event_slug=event_slug, table_id=table.pk
+                )
+            return render(
+                request,
+                "scoring/table.html#table_panel",
+                _context(request, table, chief=chief, flash=flash, problem=problem),
+                status=422 if problem else 200,
+            )
+
+        return wrapper
+
+    return decorate
+
+
+def _version(request) -> int | None:
+    return whole_number(request.POST.get("version", ""), maximum=INT)
+
+
+def _order(top: str, place: str) -> list[str]:
+    """The finishing order from one decision: who took 上游 and where the partner finished."""
+    if top not in ("A", "B") or place not in ("2", "3", "4"):
+        raise TableError("invalid_order", _("请选择上游方和对家名次。"))
+    other = "B" if top == "A" else "A"
+    order = [top, other, other, other]
+    order[int(place) - 1] = top
+    return order
+
+
+def _record(request, table, event: dict, *, reason: str = "", reported_by: str = "") -> str:
+    """Record ``event`` on the table with the phone's key and page version: the one way
+    the referee pages record an event. The flash says so when it was a resend."""
+    _table, text, created = tables.record_event(
+        table=table,
+        event=event,
+        user=request.user,
+        key=request.POST.get("key", ""),
+        expected_version=_version(request),
+        reason=reason,
+        reported_by=reported_by,
+    )
+    return text if created else _("（已记录过，未重复记录）") + text
+
+
+def _records(table, what: str):
+    """The table's scorer, when its sport records ``what`` ("penalty", "point" …)."""
+    engine = table.match.round.stage.event.scorer()
+    if not engine.records(what):
+        raise TableError("not_for_sport", _("这个项目没有这项记录。"))
+    return engine
+
+
+@referee_action()
+def record_deal(request, table):
+    # One tap: the button's value is the side with 上游 and its partner's place ("A3").
+    choice = request.POST.get("deal", "")
+    return _record(request, table, {"order": _order(choice[:1], choice[1:])})
+
+
+def _score(raw: str, what: str) -> int:
+    value = whole_number(raw, maximum=999)
+    if value is None:
+        raise TableError(
+            "invalid_score",
+            _("%(what)s必须是0到999之间的整数，收到“%(value)s”。")
+            % {"what": what, "value": plain_text(raw, limit=20)},
+        )
+    return value
+
+
+def _rally_game(request) -> dict:
+    """羽毛球, 乒乓球: a whole game's score (21–17)."""
+    home = _score(request.POST.get("home", ""), _("主方得分"))
+    away = _score(request.POST.get("away", ""), _("客方得分"))
+    return {"home": home, "away": away}
+
+
+def _xiangqi_game(request) -> dict:
+    """象棋: a game's result and who moved first."""
+    result = request.POST.get("result", "")
+    first_move = request.POST.get("first_move", "")
+    if result not in ("home", "away", "draw"):
+        raise TableError("invalid_result", _("请选择这一盘的结果。"))
+    if first_move not in ("home", "away"):
+        raise TableError("invalid_first_move", _("请选择这一盘的先手方。"))
+    return {"result": result, "first_move": first_move}
+
+
+# Each sport's game form (its fields are in the sport's part of the table page).
+GAME_FORMS = {"rally": _rally_game, "xiangqi": _xiangqi_game}
+
+
+@referee_action()
+def record_game(request, table):
+    """One whole game: a rally game's score (羽毛球 21–17) or a chess game's result and who
+    moved first (象棋)."""
+    engine = _records(table, "game")
+    return _record(request, table, GAME_FORMS[engine.kind](request))
+
+
+def _side_event(request, table, name: str, missing: str) -> str:
+    """A rally event naming one side: ``{name: "home" | "away"}``."""
+    _records(table, name)
+    side = request.POST.get("side", "")
+    if side not in ("home", "away"):
+        raise TableError("invalid_side", missing)
+    return _record(request, table, {name: side})
+
+
+@referee_action()
+def record_point(request, table):
+    """Point by point (羽毛球/乒乓球): the rally's winner."""
+    return _side_event(request, table, "point", _("请选择得分的一方。"))
+
+
+@referee_action()
+def record_first_server(request, table):
+    """猜先: who serves first in the match."""
+    return _side_event(request, table, "first_server", _("请选择首先发球的一方。"))
+
+
+@referee_action()
+def record_penalty(request, table):
+    _records(table, "penalty")
+    team, kind = request.POST.get("team", ""), request.POST.get("kind", "levels")
+    if team not in ("A", "B"):
+        raise TableError("invalid_team", _("请选择受罚的一方。"))
+    body = {"team": team, "kind": kind}
+    if kind == "levels":
+        levels = whole_number(request.POST.get("levels", ""), maximum=INT)
+        if not levels:
+            raise TableError("invalid_levels", _("扣级数必须是不小于1的整数。"))
+        body["levels"] = levels
+    reason = plain_text(request.POST.get("reason", ""))
+    if not reason:
+        raise TableError("no_reason", _("请写明处罚原因。"))
+    return _record(
+        request,
+        table,
+        {"penalty": body},
+        reason=reason,
+        reported_by=request.POST.get("reported_by", ""),
+    )
+
+
+@referee_action()
+def record_time_up(request, table):
+    _records(table, "time_up")
+    return _record(request, table, {"time_up": True})
+
+
+@referee_action()
+def record_forfeit(request, table):
+    # A page loaded before the codes were one table may still send an old code.
+    team, reason = request.POST.get("team", ""), forfeit_code(request.POST.get("reason", ""))
+    if team not in ("A", "B") or reason not in FORFEIT_REASONS:
+        raise TableError("invalid_forfeit", _("请选择判负的一方和原因。"))
+    engine = table.match.round.stage.event.scorer()
+    return _record(request, table, engine.forfeit(team, reason), reason=FORFEIT_REASONS[reason])
+
+
+@referee_action()
+def undo(request, table):
+    tables.undo_last(table=table, user=request.user, expected_version=_version(request))
+    return _("已撤销上一条记录。")
+
+
+@referee_action()
+def submit(request, table):
+    tables.submit_table(table=table, user=request.user, expected_version=_version(request))
+    return _("结果已提交，等待裁判长确认。")
+
+
+@referee_action()
+def report(request, table):
+    _records(table, "penalty")  # three upheld reports cost levels
+    reports.add_report(
+        table=table,
+        team=request.POST.get("team", ""),
+        description=request.POST.get("description", ""),
+        reported_by=request.POST.get("reported_by", ""),
+        user=request.user,
+        key=request.POST.get("key", ""),
+    )
+    return _("举报已记录，等待仲裁组裁定。")
+
+
+@referee_action(chief_only=True)
+def confirm(request, table):
+    tables.confirm_table(table=table, user=request.user)
+    return _("结果已确认。")
+
+
+@referee_action(chief_only=True)
+def rule_report(request, table, report_id: int):
+    item = get_object_or_404(Report, pk=report_id, table=table)
+    pending = reports.rule_report(
+        report=item, upheld=request.POST.get("upheld") == "yes", user=request.user
+    )
+    if pending >= reports.UPHELD_REPORTS_FOR_A_DEDUCTION:
+        return _("已有三次举报属实：建议扣级。")
+    return _("已裁定。")
+
+
+@referee_action(chief_only=True)
+def report_deduction(request, table):
+    _records(table, "penalty")
+    reports.apply_report_deduction(
+        table=table,
+        team=request.POST.get("team", ""),
+        user=request.user,
+        key=request.POST.get("key", ""),
+    )
+    return _("已按三次举报属实扣级。")
+
+
+@referee_action(chief_only=True)
+def correct(request, table):
+    try:
+        events = json.loads(request.POST.get("events", ""))
+    except (ValueError, RecursionError):  # not JSON, a 5,000-digit number, nesting too deep
+        raise TableError("invalid_json", _("更正的记录格式不对（须为JSON列表）。")) from None
+    if not isinstance(events, list):
+        raise TableError("invalid_json", _("更正的记录格式不对（须为JSON列表）。"))
+    corrections.correct_table(
+        table=table, events=events, reason=request.POST.get("reason", ""), user=request.user
+    )
+    return _("记录已更正。")

@@ -1,0 +1,414 @@
+"""What goes on each printed document: the draw sheet, the bracket, the table score sheets,
+the results announcement and the certificates. Views turn these contexts into PDFs with
+``pdf.render_pdf``; nothing here writes."""
+
+from __future__ import annotations
+
+import base64
+import io
+from dataclasses import dataclass
+from functools import cached_property
+
+import segno
+from django.urls import reverse
+from django.utils import timezone
+
+from scoring.engines.common import TEAM_OF_SIDE, forfeit_label
+from tournaments.draw.read import Bracket, load_bracket
+from tournaments.draw.sheet import draw_sheet
+from tournaments.models import Entry, Event, Stage, Tournament
+
+PRIZES = {1: "一等奖", 2: "二等奖", 3: "三等奖"}
+SOUVENIR = "纪念奖"
+PARTICIPATION = "参与奖"
+A4_LANDSCAPE_MAX = 32  # entries per A4 landscape bracket page
+A3_LANDSCAPE_MAX = 128  # beyond this the tree is printed a quarter per page
+
+
+def qr_data_uri(url: str) -> str:
+    """A PNG data URI: a bitmap is one image for the PDF, where an SVG is hundreds of paths
+    to draw (256 score sheets render several times faster). Four pixels a module, not one
+    (a little faster): some PDF viewers ignore ``image-rendering: pixelated`` and would
+    blur a tiny bitmap scaled up."""
+    buffer = io.BytesIO()
+    segno.make(url, error="m").save(buffer, kind="png", scale=4, border=1)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+class QRCode:
+    """A QR code of ``url`` that is made (``qr_data_uri``) when a template first shows it.
+    The score sheets' codes are most of the time spent before their PDF is laid out; made
+    while the template renders, those of a round rendered in pieces are made beside the
+    other pieces' layout (``pdf.render_pdf``)."""
+
+    def __init__(self, url: str):
+        self.url = url
+
+    @cached_property
+    def data_uri(self) -> str:
+        return qr_data_uri(self.url)
+
+
+def footer_date(tournament: Tournament):
+    return tournament.notice_date or timezone.localdate()
+
+
+# --------------------------------------------------------------------------- draw sheet
+
+
+def draw_context(event: Event) -> dict:
+    bracket = load_bracket(event)
+    return {
+        "tournament": event.tournament,
+        "event": event,
+        "bracket": bracket,
+        "sheet": draw_sheet(bracket),
+        "venues": list(event.tournament.venues.all()),
+        "date": footer_date(event.tournament),
+    }
+
+
+# --------------------------------------------------------------------------- bracket
+
+
+# Printable area of a landscape page below the title, in millimetres.
+PAGE_AREA = {"A4 landscape": (273, 148), "A3 landscape": (396, 232)}
+
+
+@dataclass
+class Box:
+    match: object
+    top: float  # mm from the top of the tree
+
+
+@dataclass
+class Column:
+    name: str
+    left: float
+    boxes: list
+
+
+@dataclass
+class TreePage:
+    """One page of the printed tree. Boxes are placed at computed positions (absolute
+    positioning): WeasyPrint lays that out in a blink, where nested flexboxes took seconds."""
+
+    title: str
+    columns: list
+    width: float
+    height: float
+    column_width: float
+    box_height: float
+    font_pt: float
+
+
+def _tree_page(title: str, rounds, size: str) -> TreePage:
+    width, height = PAGE_AREA[size]
+    count = max(1, len(rounds))
+    column_width = width / count
+    first = max(1, len([m for m in rounds[0][1] if not m.is_third_place])) if rounds else 1
+    slot = height / first
+    line = min(4.6, slot * 0.45)
+    columns = []
+    for index, (name, matches) in enumerate(rounds):
+        regular = [m for m in matches if not m.is_third_place]
+        per = height / max(1, len(regular))
+        boxes = [Box(m, i * per + (per - 2 * line) / 2) for i, m in enumerate(regular)]
+        for m in (m for m in matches if m.is_third_place):
+            # Under the final, in the last column.
+            boxes.append(Box(m, min(height - 3 * line, height / 2 + 4 * line)))
+        columns.append(Column(name, index * column_width, boxes))
+    return TreePage(
+        title, columns, width, height, column_width - 4, 2 * line, round(line * 2.835 * 0.72, 1)
+    )
+
+
+def bracket_pages(bracket: Bracket) -> tuple[str, list[TreePage], list]:
+    """(page size, tree pages, standings stages) for the printed bracket: A4 landscape up to
+    32 entries, A3 up to 128, beyond that a page per quarter and an overview."""
+    pages: list[TreePage] = []
+    size = "A4 landscape"
+    others = []
+    knockouts = []
+    for view in bracket.stages:
+        if view.stage.format != Stage.Format.KNOCKOUT:
+            others.append(view)
+            continue
+        rounds = [(rv.round.name, rv.matches) for rv in view.rounds]
+        knockouts.append((view.stage.name, rounds))
+        if rounds and len(rounds[0][1]) * 2 > A4_LANDSCAPE_MAX:
+            size = "A3 landscape"
+    for name, rounds in knockouts:
+        first = len(rounds[0][1]) * 2 if rounds else 0
+        if first <= A3_LANDSCAPE_MAX:
+            pages.append(_tree_page(name, rounds, size))
+            continue
+        for q in range(4):
+            part = []
+            for round_name, matches in rounds:
+                regular = [m for m in matches if not m.is_third_place]
+                if len(regular) < 4:
+                    break
+                per = len(regular) // 4
+                part.append((round_name, regular[q * per : (q + 1) * per]))
+            pages.append(_tree_page(f"{name} · 第{q + 1}区", part, size))
+        overview = [(round_name, matches) for round_name, matches in rounds if len(matches) <= 5]
+        pages.append(_tree_page(f"{name} · 八强起", overview, size))
+    return size, pages, others
+
+
+def bracket_context(event: Event) -> dict:
+    bracket = load_bracket(event)
+    size, pages, others = bracket_pages(bracket)
+    return {
+        "tournament": event.tournament,
+        "event": event,
+        "bracket": bracket,
+        "page_size": size,
+        "pages": pages,
+        "standings": others,
+        "date": footer_date(event.tournament),
+    }
+
+
+# --------------------------------------------------------------------------- score sheets
+
+
+@dataclass
+class SheetRow:
+    number: int
+    top: str
+    place: str
+    levels: str
+    note: str
+
+
+def scoresheet_context(event: Event, request, *, round_number: int | None = None) -> dict:
+    """One sheet per table of the chosen round (default: every round with open tables),
+    filled in with what is already recorded."""
+    from scoring.models import TableMatch
+    from scoring.selectors import pair_name
+
+    tables = (
+        TableMatch.objects.filter(
+            match__round__stage__event=event, match__round__stage__draw__undone_at__isnull=True
+        )
+        .with_people(
+            "match__round__stage", "match__home__unit", "match__away__unit", "match__venue"
+        )
+        .prefetch_related("events")
+        .order_by(
+            "match__round__stage__order",
+            "match__round__number",
+            "match__group",
+            "match__index",
+            "number",
+        )
+    )
+    if round_number is not None:
+        tables = tables.filter(match__round__number=round_number)
+    engine = event.scorer()
+    rules = engine.rules
+    places = {2: "二游", 3: "三游", 4: "末游"}
+    sheets = []
+    for table in tables:
+        if engine.records("game"):  # chess and the ball games: a sheet of games, not deals
+            sheets.append(_game_sheet(engine, event, table, request, position=len(sheets) + 1))
+            continue
+        rows, penalties = [], []
+        state = engine.initial()
+        deal = 0
+        names = {"A": pair_name(table.home_pair), "B": pair_name(table.away_pair)}
+        for item in sorted(table.events.all(), key=lambda e: e.seq):
+            if item.undone_at is not None:
+                continue
+            state = engine.apply(state, engine.parse(item.payload))
+            levels = " / ".join(engine.score(state))
+            if "order" in item.payload:
+                deal += 1
+                order = item.payload["order"]
+                partner = order[1:].index(order[0]) + 2
+                rows.append(SheetRow(deal, names[order[0]], places[partner], levels, ""))
+            elif "penalty" in item.payload:
+                penalties.append(
+                    f"{names[item.payload['penalty']['team']]}：{_penalty_text(item.payload['penalty'])}"
+                    f"{'（' + item.reason + '）' if item.reason else ''}"
+                )
+            elif "forfeit" in item.payload:
+                penalties.append(
+                    f"{names[item.payload['forfeit']['team']]}：判负（{item.reason or ''}）"
+                )
+            elif "time_up" in item.payload:
+                rows.append(SheetRow(deal, "", "", levels, "时间到"))
+        # Room for a 1-hour match on one A4 page; img/deal-rows.svg draws 20 empty rows.
+        blank = max(0, 20 - len(rows))
+        url = request.build_absolute_uri(
+            reverse("scoring-table", args=[event.tournament.slug, event.slug, table.pk])
+        )
+        sheets.append(
+            {
+                # Which sheet of the stack this is: counted here, as the sheets may be
+                # rendered in pieces (pdf.render_pdf), where a page counter would restart.
+                "position": len(sheets) + 1,
+                "table": table,
+                "match": table.match,
+                "home": names["A"],
+                "away": names["B"],
+                "rows": rows,
+                # The empty rows' numbers, one a line: the grid's empty rows are one box
+                # whose background draws the rules (pdf.css, .blank-deals), not a table row
+                # each, which made the sheets several times slower to lay out.
+                "blank_numbers": "\n".join(str(n) for n in range(deal + 1, deal + 1 + blank)),
+                "penalties": penalties,
+                "qr": QRCode(url),
+                "url": url,
+                "winner": names.get(table.winner, ""),
+            }
+        )
+    return {
+        "tournament": event.tournament,
+        "event": event,
+        "rules": rules,
+        "engine": engine,
+        "sheets": sheets,
+        "sheet_count": len(sheets),
+    }
+
+
+@dataclass
+class GameRow:
+    number: int
+    home: str  # a rally game's points, or xiangqi: who moved first
+    away: str  # a rally game's points, or xiangqi: the result
+    winner: str
+    note: str
+
+
+def _game_sheet(engine, event: Event, table, request, *, position: int) -> dict:
+    """The sheet of a chess, badminton or table-tennis match: one row per game (as many as
+    the match can take), filled in with the games recorded so far."""
+    match = table.match
+    names = {
+        "A": match.home.name if match.home_id else "",
+        "B": match.away.name if match.away_id else "",
+    }
+    payloads = [
+        e.payload for e in sorted(table.events.all(), key=lambda e: e.seq) if not e.undone_at
+    ]
+    state = engine.replay(payloads)
+    rows, notes = [], []
+    for number, game in enumerate(engine.games(state) or [], start=1):
+        left, right = engine.game_cells(game, names)
+        rows.append(GameRow(number, left, right, names.get(engine.game_winner(game), ""), ""))
+    for payload in payloads:
+        if "forfeit" in payload:
+            team = TEAM_OF_SIDE.get(payload["forfeit"].get("side", ""))
+            reason = forfeit_label(payload["forfeit"].get("reason", ""), unknown="")
+            notes.append(f"{names.get(team, '')}：弃权" + (f"（{reason}）" if reason else ""))
+    url = request.build_absolute_uri(
+        reverse("scoring-table", args=[event.tournament.slug, event.slug, table.pk])
+    )
+    return {
+        "position": position,
+        "table": table,
+        "match": match,
+        "home": names["A"],
+        "away": names["B"],
+        "games": rows,
+        "blank_games": range(len(rows) + 1, engine.best_of + 1),
+        "penalties": notes,
+        "qr": QRCode(url),
+        "url": url,
+        "winner": names.get(table.winner, ""),
+    }
+
+
+def _penalty_text(body: dict) -> str:
+    kind = body.get("kind", "levels")
+    if kind == "back_to_2":
+        return "回到2"
+    if kind == "disqualify":
+        return "取消比赛资格"
+    return f"扣{body.get('levels')}级"
+
+
+# --------------------------------------------------------------------------- results
+
+
+def prize_for(rank: int | None, entry: Entry) -> str:
+    if entry.participation_award_only:
+        return PARTICIPATION
+    return PRIZES.get(rank, SOUVENIR)
+
+
+def results_context(tournament: Tournament) -> dict:
+    """Placings and prizes per event, disqualifications, and one certificate per award."""
+    from scoring.models import TableEvent
+
+    events = []
+    certificates = []
+    for event in tournament.events.all():
+        bracket = load_bracket(event)
+        placed = dict((entry.pk, rank) for rank, entry in bracket.placings)
+        rows = []
+        for rank, entry in bracket.placings:
+            rows.append({"rank": rank, "entry": entry, "prize": prize_for(rank, entry)})
+        # Everyone else who played gets the souvenir award (纪念奖); withdrawn and
+        # disqualified entries get none.
+        others = [
+            e
+            for e in bracket.entries.values()
+            if e.pk not in placed and e.status in (Entry.Status.REGISTERED, Entry.Status.ELIMINATED)
+        ]
+        for entry in sorted(others, key=lambda e: e.pk):
+            rows.append({"rank": None, "entry": entry, "prize": prize_for(None, entry)})
+        disqualified = [
+            e
+            for e in bracket.entries.values()
+            if e.status in (Entry.Status.DISQUALIFIED, Entry.Status.ELIMINATED)
+        ]
+        notes = list(
+            TableEvent.objects.filter(
+                table__match__round__stage__event=event,
+                undone_at__isnull=True,
+                payload__penalty__kind="disqualify",
+            ).select_related("table__home_pair", "table__away_pair")
+        )
+        events.append(
+            {
+                "event": event,
+                "rows": rows,
+                "decided": bool(bracket.placings),
+                "drawn": bracket.drawn,
+                "disqualified": disqualified,
+                "notes": notes,
+            }
+        )
+        for row in rows:
+            if row["rank"] in PRIZES:
+                certificates.append(
+                    {"event": event, **row, "text": certificate_text(tournament, event, row)}
+                )
+    return {
+        "tournament": tournament,
+        "events": events,
+        "certificates": certificates,
+        # Results are announced on the day of the tournament, not the day of the notice.
+        "date": tournament.starts_on,
+        "signature": tournament.certificate_signature or tournament.organiser_name,
+    }
+
+
+def certificate_text(tournament: Tournament, event: Event, row: dict) -> list[str]:
+    entry = row["entry"]
+    # A team is its unit; a pair or a player is named with their unit.
+    name = entry.name if entry.name == entry.unit.name else f"{entry.name}（{entry.unit.name}）"
+    text = tournament.certificate_text.format(
+        name=name,
+        unit=entry.unit.name,
+        tournament=tournament.name,
+        event=event.name,
+        prize=row["prize"],
+        rank=row["rank"] or "",
+    )
+    return [line for line in text.splitlines() if line.strip()]

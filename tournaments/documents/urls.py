@@ -1,0 +1,13 @@
+"""The printed documents, under t/<tournament>/."""
+
+from django.urls import path
+
+from tournaments.documents import views
+
+app_name = "documents"
+urlpatterns = [
+    path("results.pdf", views.results_pdf, name="results-pdf"),
+    path("<slug:event_slug>/draw.pdf", views.draw_pdf, name="draw-pdf"),
+    path("<slug:event_slug>/bracket.pdf", views.bracket_pdf, name="bracket-pdf"),
+    path("<slug:event_slug>/scoresheets.pdf", views.scoresheets_pdf, name="scoresheets-pdf"),
+]

@@ -1,0 +1,56 @@
+"""The printed documents, as PDFs: inline (a print view) or, with ?download=1, a download."""
+
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.http import require_safe
+
+from guandan_cup.inputs import SMALL_INT, whole_number
+from tournaments.access import get_event, get_public_tournament
+from tournaments.documents import build as documents
+from tournaments.documents.pdf import pdf_response, render_pdf
+
+
+def _send(request, template: str, context: dict, filename: str, split: str = "") -> HttpResponse:
+    pdf = render_pdf(template, context, request=request, split=split)
+    return pdf_response(pdf, filename, download="download" in request.GET)
+
+
+@require_safe
+def draw_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
+    event = get_event(get_public_tournament(request, slug), event_slug)
+    return _send(
+        request, "pdf/draw.html", documents.draw_context(event), f"{slug}-{event_slug}-draw.pdf"
+    )
+
+
+@require_safe
+def bracket_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
+    event = get_event(get_public_tournament(request, slug), event_slug)
+    return _send(
+        request,
+        "pdf/bracket.html",
+        documents.bracket_context(event),
+        f"{slug}-{event_slug}-bracket.pdf",
+    )
+
+
+@require_safe
+def scoresheets_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
+    event = get_event(get_public_tournament(request, slug), event_slug)
+    raw = request.GET.get("round", "")
+    round_number = whole_number(raw, maximum=SMALL_INT)
+    context = documents.scoresheet_context(event, request, round_number=round_number)
+    return _send(
+        request,
+        "pdf/scoresheets.html",
+        context,
+        f"{slug}-{event_slug}-scoresheets.pdf",
+        split="sheets",  # a round's 256 sheets are rendered on the idle cores
+    )
+
+
+@require_safe
+def results_pdf(request: HttpRequest, slug: str) -> HttpResponse:
+    tournament = get_public_tournament(request, slug)
+    return _send(
+        request, "pdf/results.html", documents.results_context(tournament), f"{slug}-results.pdf"
+    )

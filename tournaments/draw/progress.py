@@ -1,0 +1,285 @@
+"""Stages as they are built and move on: the knockout, groups and Swiss rounds created, byes and walkovers settled, the next stage made when one is complete."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from tournaments.draw import signals
+from tournaments.draw.plan import AWAY, HOME, OUT_STATUSES, DrawPlan
+from tournaments.draw.rules import groups as group_rules
+from tournaments.draw.rules import knockout
+from tournaments.draw.rules.knockout import Feeder
+from tournaments.draw.rules.swiss import SwissPlayer, swiss_round
+from tournaments.draw.selectors import active_entries, group_tables, swiss_standings, swiss_table
+from tournaments.models import Draw, Entry, Event, Match, Round, Stage
+
+
+@dataclass
+class BuildContext:
+    event: Event
+    draw: Draw
+    plan: DrawPlan
+    rng: random.Random
+    created: list[Match] = field(default_factory=list)
+
+
+def known_user(user):
+    return user if getattr(user, "is_authenticated", False) else None
+
+
+def slots_of(ctx: BuildContext) -> list:
+    first = [m for m in ctx.created if m.round.number == 1 and not m.is_third_place]
+    return [pk for m in first for pk in (m.home_id, m.away_id)]
+
+
+def create_knockout(
+    ctx: BuildContext, slots, *, name: str, order: int, stop_at=None, seeded=None
+) -> Stage:
+    plan = knockout.plan_knockout(slots, third_place=ctx.plan.third_place, stop_at=stop_at)
+    stage = Stage.objects.create(
+        event=ctx.event,
+        draw=ctx.draw,
+        order=order,
+        name=name,
+        format=Stage.Format.KNOCKOUT,
+        settings={
+            "size": plan.size,
+            "total_rounds": plan.total_rounds,
+            "rounds": plan.rounds,
+            "stop_at": stop_at,
+            "third_place": ctx.plan.third_place,
+        },
+    )
+    rounds = {}
+    for number in range(1, plan.rounds + 1):
+        round_name = plan.round_matches(number)[0].name
+        rounds[number] = Round.objects.create(stage=stage, number=number, name=round_name)
+    entries = {e.pk: e for e in Entry.objects.filter(pk__in=[s for s in slots if s is not None])}
+    made: dict[tuple[int, int], Match] = {}
+    for pm in plan.matches:
+        match = Match(
+            round=rounds[pm.round],
+            index=pm.index,
+            is_third_place=pm.third_place,
+            home=entries.get(pm.home) if not isinstance(pm.home, Feeder) else None,
+            away=entries.get(pm.away) if not isinstance(pm.away, Feeder) else None,
+        )
+        if pm.bye:
+            match.status = Match.Status.BYE
+            match.winner = HOME if pm.home is not None else AWAY
+            match.result_note = _("轮空")
+        made[(pm.round, pm.index)] = match
+    # Wire each match to where its winner and loser go, then insert round by round from the
+    # final backwards, so every target row exists before the rows that point to it: one
+    # INSERT per round, however large the bracket.
+    for pm in plan.matches:
+        for side, source in ((HOME, pm.home), (AWAY, pm.away)):
+            if isinstance(source, Feeder):
+                feeder = made[(source.round, source.index)]
+                target = made[(pm.round, pm.index)]
+                if source.outcome == "winner":
+                    feeder.winner_to, feeder.winner_to_side = target, side
+                else:
+                    feeder.loser_to, feeder.loser_to_side = target, side
+    for number in range(plan.rounds, 0, -1):
+        Match.objects.bulk_create(
+            [m for (r, _i), m in made.items() if r == number], batch_size=1000
+        )
+    ctx.created += made.values()
+    return stage
+
+
+def create_groups(ctx: BuildContext, groups: list[list[int]]) -> Stage:
+    stage = Stage.objects.create(
+        event=ctx.event,
+        draw=ctx.draw,
+        order=1,
+        name=_("小组赛"),
+        format=Stage.Format.GROUPS,
+        settings={
+            "groups": [[pk for pk in g] for g in groups],
+            "advance": ctx.plan.advance,
+            "points": list(ctx.plan.points),
+        },
+    )
+    schedules = [group_rules.round_robin(g) for g in groups]
+    entries = {e.pk: e for e in Entry.objects.filter(pk__in=[pk for g in groups for pk in g])}
+    for number in range(1, max(len(s) for s in schedules) + 1):
+        rnd = Round.objects.create(stage=stage, number=number, name=_("第%(n)s轮") % {"n": number})
+        for g, schedule in enumerate(schedules):
+            if number > len(schedule):
+                continue
+            label = group_rules.group_label(g)
+            index = 0
+            for home, away in schedule[number - 1]:
+                if home is None or away is None:
+                    continue  # the group's bye this round: no row
+                match = Match.objects.create(
+                    round=rnd, index=index, group=label, home=entries[home], away=entries[away]
+                )
+                ctx.created.append(match)
+                index += 1
+    return stage
+
+
+def create_swiss(ctx: BuildContext, order: list[int]) -> Stage:
+    stage = Stage.objects.create(
+        event=ctx.event,
+        draw=ctx.draw,
+        order=1,
+        name=_("积分编排赛"),
+        format=Stage.Format.SWISS,
+        settings={
+            "rounds": ctx.plan.swiss_rounds,
+            "points": list(ctx.plan.points),
+            "seed": ctx.draw.seed,
+        },
+    )
+    ctx.created += _pair_swiss_round(stage, 1, order, rng=ctx.rng)
+    return stage
+
+
+def _pair_swiss_round(stage: Stage, number: int, order: list[int], *, rng=None) -> list[Match]:
+    table = swiss_table(stage)
+    players = [
+        SwissPlayer(
+            id=pk,
+            score=table.get(pk, {}).get("match_points", 0),
+            opponents=frozenset(table.get(pk, {}).get("opponents", ())),
+            had_bye=table.get(pk, {}).get("byes", 0) > 0,
+            tiebreak=(table.get(pk, {}).get("level_points", 0),),
+        )
+        for pk in order
+    ]
+    result = swiss_round(players, rng=rng)
+    rnd = Round.objects.create(stage=stage, number=number, name=_("第%(n)s轮") % {"n": number})
+    entries = {e.pk: e for e in Entry.objects.filter(pk__in=order)}
+    made = []
+    for index, (home, away) in enumerate(result.pairs):
+        made.append(
+            Match.objects.create(round=rnd, index=index, home=entries[home], away=entries[away])
+        )
+    if result.bye is not None:
+        made.append(
+            Match.objects.create(
+                round=rnd,
+                index=len(result.pairs),
+                home=entries[result.bye],
+                status=Match.Status.BYE,
+                winner=HOME,
+                home_score=0,
+                result_note=_("轮空"),
+            )
+        )
+    return made
+
+
+def settle(matches: list[Match]) -> None:
+    """Follow the consequences of decided matches until nothing more moves: winners and
+    losers into their next matches, walkovers against entries that are out, the next stage
+    or Swiss round when one is complete."""
+    queue = list(matches)
+    stages = set()
+    while queue:
+        match = queue.pop(0)
+        match.refresh_from_db()
+        if not match.is_decided:
+            _walkover_if_out(match)
+        if match.is_decided:
+            for target, side, entry in (
+                (match.winner_to_id, match.winner_to_side, match.winner_entry),
+                (match.loser_to_id, match.loser_to_side, match.loser_entry),
+            ):
+                if target and entry is not None:
+                    nxt = Match.objects.select_for_update().get(pk=target)
+                    if getattr(nxt, f"{side}_id") != entry.pk:
+                        setattr(nxt, side, entry)
+                        nxt.save(update_fields=[side])
+                        signals.announce([nxt])
+                    queue.append(nxt)
+        stages.add(match.round.stage_id)
+    for stage in Stage.objects.filter(pk__in=stages):
+        _advance_stage(stage)
+
+
+def _walkover_if_out(match: Match) -> None:
+    """A match whose entry is out of the event goes to the other entry (不战而胜)."""
+    home, away = match.home, match.away
+    home_out = home is not None and home.status in OUT_STATUSES
+    away_out = away is not None and away.status in OUT_STATUSES
+    if home_out and away_out:
+        # Both gone: the home entry is carried on and gives a walkover in its next match.
+        winner, note = HOME, _("双方均已退出")
+    elif home_out and away is not None:
+        winner, note = (
+            AWAY,
+            _("%(name)s%(status)s") % {"name": home.name, "status": home.get_status_display()},
+        )
+    elif away_out and home is not None:
+        winner, note = (
+            HOME,
+            _("%(name)s%(status)s") % {"name": away.name, "status": away.get_status_display()},
+        )
+    else:
+        return  # nobody out, or the other place is not known yet
+    match.status, match.winner, match.result_note = Match.Status.WALKOVER, winner, note
+    match.finished_at = timezone.now()
+    match.save()
+
+
+def _advance_stage(stage: Stage) -> None:
+    """When a stage is complete, create what follows it."""
+    matches = list(Match.objects.filter(round__stage=stage))
+    if not matches or not all(m.is_decided for m in matches):
+        return
+    event, plan = stage.event, DrawPlan.from_dict(stage.draw.plan)
+    if Stage.objects.filter(draw=stage.draw, order__gt=stage.order).exists():
+        return
+    ctx = BuildContext(
+        event=event,
+        draw=stage.draw,
+        plan=plan,
+        rng=random.Random((stage.draw.seed or 0) + stage.order),
+    )
+    if stage.format == Stage.Format.SWISS:
+        played = stage.rounds.count()
+        if played < stage.settings.get("rounds", plan.swiss_rounds):
+            order = [e.pk for e in active_entries(event)]
+            made = _pair_swiss_round(stage, played + 1, order, rng=None)
+            signals.announce(made)
+            settle(made)
+            return
+        if not plan.qualifiers:
+            return
+        ranking = [row["entry"] for row in swiss_standings(stage)]
+        qualified = [pk for pk in ranking if _is_active(pk)][: plan.qualifiers]
+        slots = knockout.draw_knockout(
+            qualified, seeds={pk: i + 1 for i, pk in enumerate(qualified)}, rng=ctx.rng
+        )
+    elif stage.format == Stage.Format.GROUPS:
+        rankings = [[row.entry for row in table] for _label, table in group_tables(stage)]
+        seeded = group_rules.seed_from_groups(rankings, stage.settings.get("advance", plan.advance))
+        slots = knockout.draw_knockout(
+            seeded, seeds={pk: i + 1 for i, pk in enumerate(seeded)}, rng=ctx.rng
+        )
+    elif stage.settings.get("stop_at"):
+        # A preliminary knockout: the survivors keep their bracket order.
+        last = max(m.round.number for m in matches)
+        slots = [
+            m.winner_entry.pk
+            for m in sorted(matches, key=lambda m: m.index)
+            if m.round.number == last
+        ]
+    else:
+        return
+    create_knockout(ctx, slots, name=_("决赛阶段"), order=stage.order + 1)
+    signals.announce(ctx.created)
+    settle(ctx.created)
+
+
+def _is_active(pk: int) -> bool:
+    return Entry.objects.filter(pk=pk, status=Entry.Status.REGISTERED).exists()

@@ -1,0 +1,182 @@
+"""Read a whole event's bracket in a fixed number of queries, for the live page, bracket.json
+and the printed documents. Nothing here writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.urls import reverse
+
+from tournaments.draw import selectors as draw_selectors
+from tournaments.models import Entry, Event, Match, Round, Stage
+
+
+@dataclass
+class RoundView:
+    round: Round
+    matches: list[Match]
+
+
+@dataclass
+class StageView:
+    stage: Stage
+    rounds: list[RoundView]
+    groups: list = field(default_factory=list)  # [(label, [StandingRow]), …]
+    swiss: list = field(default_factory=list)  # [{"rank", "entry", "row"}, …]
+
+
+@dataclass
+class Bracket:
+    event: Event
+    stages: list[StageView]
+    placings: list[tuple[int, Entry]]
+    entries: dict[int, Entry]
+
+    @property
+    def drawn(self) -> bool:
+        return bool(self.stages)
+
+
+def load_bracket(event: Event) -> Bracket:
+    """Stages, rounds, matches (with entries and venue) and tables: six queries whatever the
+    size of the event."""
+    draw = draw_selectors.current_draw(event)
+    entries = {e.pk: e for e in Entry.objects.filter(event=event).select_related("unit")}
+    if draw is None:
+        return Bracket(event=event, stages=[], placings=[], entries=entries)
+    stages = list(Stage.objects.filter(draw=draw).order_by("order"))
+    rounds = list(Round.objects.filter(stage__draw=draw).order_by("stage__order", "number"))
+    matches = list(
+        Match.objects.filter(round__stage__draw=draw)
+        .select_related("venue")
+        .order_by("round__stage__order", "round__number", "group", "index")
+    )
+    round_by_id = {r.pk: r for r in rounds}
+    stage_by_id = {s.pk: s for s in stages}
+    for r in rounds:
+        r.stage = stage_by_id[r.stage_id]
+    for m in matches:
+        m.round = round_by_id[m.round_id]
+        # Entries come from the one dictionary instead of a join per match.
+        m.home = entries.get(m.home_id)
+        m.away = entries.get(m.away_id)
+    views = []
+    for stage in stages:
+        stage_matches = [m for m in matches if m.round.stage_id == stage.pk]
+        round_views = [
+            RoundView(r, [m for m in stage_matches if m.round_id == r.pk])
+            for r in rounds
+            if r.stage_id == stage.pk
+        ]
+        view = StageView(stage, round_views)
+        if stage.format == Stage.Format.GROUPS:
+            view.groups = [
+                (label, [(row, entries[row.entry]) for row in rows])
+                for label, rows in draw_selectors.group_tables(stage, stage_matches)
+            ]
+        elif stage.format == Stage.Format.SWISS:
+            view.swiss = [
+                {**row, "entry": entries[row["entry"]]}
+                for row in draw_selectors.swiss_standings(stage, stage_matches)
+            ]
+        views.append(view)
+    last_stage_matches = [m for m in matches if m.round.stage_id == stages[-1].pk] if stages else []
+    return Bracket(
+        event=event,
+        stages=views,
+        placings=draw_selectors.placings(event, last_stage_matches) if stages else [],
+        entries=entries,
+    )
+
+
+def _side(entry: Entry | None) -> dict | None:
+    return None if entry is None else {"entry_id": entry.pk, "name": entry.name}
+
+
+def match_json(event: Event, match: Match) -> dict:
+    t = event.tournament.slug
+    return {
+        "id": match.pk,
+        "home": _side(match.home),
+        "away": _side(match.away),
+        "status": match.status,
+        "winner": match.winner or None,
+        "score": {"home": match.home_score, "away": match.away_score},
+        "url": reverse("live:match-json", args=[t, event.slug, match.pk]),
+        "group": match.group or None,
+        "third_place": match.is_third_place,
+        "note": match.result_note or None,
+        "venue": match.venue.name if match.venue_id else None,
+        "first_table": match.first_table,
+        "scheduled_at": match.scheduled_at.isoformat() if match.scheduled_at else None,
+    }
+
+
+def bracket_json(bracket: Bracket) -> dict:
+    event = bracket.event
+    stages = []
+    for view in bracket.stages:
+        stage = {
+            "name": view.stage.name,
+            "format": view.stage.format,
+            "rounds": [
+                {
+                    "number": rv.round.number,
+                    "name": rv.round.name,
+                    "starts_at": rv.round.starts_at.isoformat() if rv.round.starts_at else None,
+                    "matches": [match_json(event, m) for m in rv.matches],
+                }
+                for rv in view.rounds
+            ],
+        }
+        if view.groups:
+            stage["groups"] = [
+                {"name": label, "standings": [_row_json(row, entry) for row, entry in rows]}
+                for label, rows in view.groups
+            ]
+        if view.swiss:
+            stage["standings"] = [_row_json(item["row"], item["entry"]) for item in view.swiss]
+        stages.append(stage)
+    return {
+        "tournament": event.tournament.slug,
+        "event": event.slug,
+        "version": event.version,
+        "stages": stages,
+        "placings": [
+            {"rank": rank, "entry_id": e.pk, "name": e.name} for rank, e in bracket.placings
+        ],
+    }
+
+
+def _row_json(row, entry: Entry) -> dict:
+    return {
+        "rank": row.rank,
+        "entry_id": entry.pk,
+        "name": entry.name,
+        "played": row.played,
+        "won": row.won,
+        "drawn": row.drawn,
+        "lost": row.lost,
+        "match_points": row.match_points,
+        "level_points": row.level_points,
+        "opponents_points": row.opponents_points,
+        "decided_by": row.decided_by,
+    }
+
+
+def current_round(bracket: Bracket) -> RoundView | None:
+    """The round in play: the first with a tie still to be decided whose two sides are
+    known; once everything is decided, the last round that had ties."""
+    views = [rv for sv in bracket.stages for rv in sv.rounds]
+    for rv in views:
+        if any(
+            m.status in (Match.Status.PENDING, Match.Status.IN_PROGRESS) and m.home_id and m.away_id
+            for m in rv.matches
+        ):
+            return rv
+    played = [rv for rv in views if any(m.status != Match.Status.BYE for m in rv.matches)]
+    return played[-1] if played else None
+
+
+def round_by_id(bracket: Bracket, round_id: int) -> RoundView | None:
+    return next((rv for sv in bracket.stages for rv in sv.rounds if rv.round.pk == round_id), None)

@@ -1,0 +1,85 @@
+"""What every draw rule shares: the round names, the one user-fixable error (``DrawError``) and the checks of entries and seeds.
+
+Pure rules, no Django."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+FINAL_NAME = "决赛"
+
+
+CHAMPIONSHIP_NAME = "冠军争夺战"  # the Nantong draw sheet's name for the final
+
+
+SEMI_FINAL_NAME = "半决赛"
+
+
+THIRD_PLACE_NAME = "季军争夺战"
+
+
+class DrawError(Exception):
+    """Input the organiser can fix: ``code`` for programs and tests, ``message`` for people."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.code!r}, {self.message!r})"
+
+
+def entry_list(entries: Sequence, minimum: int = 2) -> list:
+    entries = list(entries)
+    if any(entry is None for entry in entries):
+        raise DrawError("missing_entry", "参赛队不能为空。")
+    counts = Counter(entries)
+    repeated = [entry for entry, count in counts.items() if count > 1]
+    if repeated:
+        raise DrawError("duplicate_entry", f"参赛队{repeated[0]!r}出现了不止一次。")
+    if len(entries) < minimum:
+        raise DrawError("too_few_entries", f"至少需要{minimum}个参赛队，现在只有{len(entries)}个。")
+    return entries
+
+
+def checked_seeds(seeds: Mapping | None, entries: list) -> dict:
+    """Seeds as entry → 1..k, every number once: a gap is almost always a typing mistake."""
+    if not seeds:
+        return {}
+    known = set(entries)
+    for entry, number in seeds.items():
+        if entry not in known:
+            raise DrawError("unknown_entry", f"种子{entry!r}不在参赛名单中。")
+        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+            raise DrawError("invalid_seed", f"种子序号必须是正整数，{entry!r}的是{number!r}。")
+    numbers = sorted(seeds.values())
+    if len(set(numbers)) != len(numbers):
+        repeated = next(n for n, c in Counter(numbers).items() if c > 1)
+        raise DrawError("duplicate_seed", f"种子序号{repeated}用了不止一次。")
+    if numbers != list(range(1, len(numbers) + 1)):
+        raise DrawError("seed_gap", f"种子序号必须从1起连续编号，现在是{numbers}。")
+    return dict(seeds)
+
+
+def unit_key(entry, index: int, units: Mapping | None):
+    """An entry's unit, or a key of its own when it has none (it then clashes with nobody)."""
+    unit = units.get(entry) if units else None
+    return ("unit", unit) if unit is not None else ("alone", index)
+
+
+def whole_number_or_none(value) -> int | None:
+    """A lot as typed: 3, 3.0, "3" or "３" (full-width, from a Chinese keyboard)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    if isinstance(value, str):
+        try:
+            return int(value.strip())  # int() accepts full-width digits
+        except ValueError:
+            return None
+    return None

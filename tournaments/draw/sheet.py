@@ -1,0 +1,150 @@
+"""The draw as organisers publish it: 分组结果及赛程安排 in the shape of the Nantong notice.
+
+    第一阶段：（8进4）   A组：体育——行政   B组：教务物理联队——生物数学联队 …
+    第二阶段：（4进2）   A1——B1   C1——D1
+    第三阶段：（决赛）   冠军争夺战：A1、B1胜出队——C1、D1胜出队
+                         季军争夺战：A1、B1负队——C1、D1负队
+
+First-round matches of a knockout are labelled A组, B组 … in bracket order; "A1" is the
+winner of A组. Later sides name the groups they come from. Used by the bracket page and
+the printed draw sheet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils.translation import gettext as _
+
+from tournaments.draw.rules.groups import group_label
+from tournaments.models import Match, Stage
+
+STAGE_NUMERALS = "一二三四五六七八九十"
+
+
+@dataclass
+class SheetLine:
+    label: str  # "A组", "冠军争夺战", "" …
+    home: str
+    away: str
+    match: Match
+
+
+@dataclass
+class SheetStage:
+    title: str  # "第一阶段：（8进4）"
+    lines: list[SheetLine]
+    starts_at: object = None
+
+
+def _letters(groups: list[str]) -> str:
+    letters = [g.removesuffix("组") for g in groups]
+    if len(letters) <= 2:
+        return "、".join(f"{x}1" for x in letters)
+    return f"{letters[0]}–{letters[-1]}组"
+
+
+def knockout_sheet(stage_rounds, *, number_offset: int = 0) -> list[SheetStage]:
+    """``stage_rounds``: [(Round, [Match …]), …] of one knockout stage, in round order.
+
+    Positions decide the labels: match i of round r is fed by matches 2i and 2i+1 of round
+    r-1, and the 季军争夺战 by the two semi-finals' losers (see knockout.plan_knockout)."""
+    sheet: list[SheetStage] = []
+    groups: dict[tuple[int, int], list[str]] = {}  # (round, index) -> first-round groups
+    entries_left = None
+    for number, (rnd, matches) in enumerate(stage_rounds, start=1):
+        regular = sorted((m for m in matches if not m.is_third_place), key=lambda m: m.index)
+        if entries_left is None:
+            entries_left = 2 * len(regular)
+        lines = []
+        for m in regular:
+            if number == 1:
+                label = group_label(m.index)
+                groups[(1, m.index)] = [label]
+                home = m.home.name if m.home else _("轮空")
+                away = m.away.name if m.away else _("轮空")
+                lines.append(SheetLine(label, home, away, m))
+                continue
+            home_groups = groups.get((number - 1, 2 * m.index), [])
+            away_groups = groups.get((number - 1, 2 * m.index + 1), [])
+            groups[(number, m.index)] = home_groups + away_groups
+            label = _("冠军争夺战") if len(regular) == 1 else ""
+            lines.append(SheetLine(label, _side_label(home_groups), _side_label(away_groups), m))
+        for m in (m for m in matches if m.is_third_place):
+            home_groups = groups.get((number - 1, 0), [])
+            away_groups = groups.get((number - 1, 1), [])
+            lines.append(
+                SheetLine(
+                    _("季军争夺战"),
+                    _("%(groups)s负队") % {"groups": _letters(home_groups)},
+                    _("%(groups)s负队") % {"groups": _letters(away_groups)},
+                    m,
+                )
+            )
+        total = number_offset + number
+        numeral = STAGE_NUMERALS[total - 1] if total <= len(STAGE_NUMERALS) else str(total)
+        if len(regular) == 1:
+            title = _("第%(n)s阶段：（决赛）") % {"n": numeral}
+        else:
+            title = _("第%(n)s阶段：（%(a)s进%(b)s）") % {
+                "n": numeral,
+                "a": entries_left,
+                "b": entries_left // 2,
+            }
+        sheet.append(SheetStage(title, lines, rnd.starts_at))
+        entries_left //= 2
+    return sheet
+
+
+def _side_label(groups: list[str]) -> str:
+    if len(groups) == 1:
+        return f"{groups[0].removesuffix('组')}1"
+    return _("%(groups)s胜出队") % {"groups": _letters(groups)}
+
+
+def draw_sheet(bracket) -> list[SheetStage]:
+    """The whole event's sheet: knockout stages as above; group stages list their groups."""
+    sheet: list[SheetStage] = []
+    offset = 0
+    for view in bracket.stages:
+        if view.stage.format == Stage.Format.KNOCKOUT:
+            rounds = [(rv.round, rv.matches) for rv in view.rounds]
+            part = knockout_sheet(rounds, number_offset=offset)
+            sheet += part
+            offset += len(part)
+        elif view.stage.format == Stage.Format.GROUPS:
+            offset += 1
+            numeral = STAGE_NUMERALS[offset - 1]
+            lines = [
+                SheetLine(label, "、".join(entry.name for _row, entry in rows), "", None)
+                for label, rows in view.groups
+            ]
+            sheet.append(
+                SheetStage(
+                    _("第%(n)s阶段：（小组循环赛）") % {"n": numeral},
+                    lines,
+                    view.rounds[0].round.starts_at if view.rounds else None,
+                )
+            )
+        else:
+            offset += 1
+            numeral = STAGE_NUMERALS[offset - 1]
+            rounds = view.rounds[:1]
+            lines = [
+                SheetLine(
+                    _("第1轮"),
+                    m.home.name if m.home else "",
+                    m.away.name if m.away else _("轮空"),
+                    m,
+                )
+                for rv in rounds
+                for m in rv.matches
+            ]
+            sheet.append(
+                SheetStage(
+                    _("第%(n)s阶段：（积分编排）") % {"n": numeral},
+                    lines,
+                    rounds[0].round.starts_at if rounds else None,
+                )
+            )
+    return sheet

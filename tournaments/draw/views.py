@@ -1,0 +1,189 @@
+"""The organiser's draw (抽签) and schedule (赛程与桌号) pages."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from guandan_cup.inputs import BIG_INT, whole_number
+from tournaments.access import get_event, organiser_required
+from tournaments.draw import make as draw_make
+from tournaments.draw import plan as draw_plan
+from tournaments.draw import schedule as draw_schedule
+from tournaments.draw import selectors as draw_selectors
+from tournaments.draw.rules.common import DrawError
+from tournaments.models import Draw, Event, Match, Round, Tournament
+
+
+def _plan_from_post(post) -> draw_plan.DrawPlan:
+    def number(name, default):
+        raw = (post.get(name) or "").strip()
+        if not raw:
+            return default
+        try:
+            return int(raw)
+        except ValueError:
+            raise DrawError("invalid_number", _("“%(value)s”不是整数。") % {"value": raw}) from None
+
+    qualifiers = number("qualifiers", None)
+    points = (number("win_points", 2), number("draw_points", 1), number("loss_points", 0))
+    return draw_plan.DrawPlan(
+        format=post.get("format", "knockout"),
+        third_place=post.get("third_place") == "on",
+        qualifiers=qualifiers or None,
+        groups=number("groups", 2),
+        advance=number("advance", 2),
+        swiss_rounds=number("swiss_rounds", 5),
+        points=points,
+    )
+
+
+def _numbers(post, prefix: str) -> dict[int, int]:
+    """{entry id: number} from fields named ``<prefix><entry id>``; blanks are skipped."""
+    out = {}
+    for key, value in post.items():
+        if key.startswith(prefix) and value.strip():
+            try:
+                out[int(key[len(prefix) :])] = int(value)
+            except ValueError:
+                raise DrawError(
+                    "invalid_number", _("“%(value)s”不是整数。") % {"value": value}
+                ) from None
+    return out
+
+
+@organiser_required
+@require_http_methods(["GET", "POST"])
+def draw_page(request: HttpRequest, tournament: Tournament, event_slug: str) -> HttpResponse:
+    event = get_event(tournament, event_slug)
+    entries = draw_selectors.active_entries(event)
+    current = draw_selectors.current_draw(event)
+    problems = []
+    if request.method == "POST":
+        try:
+            method = request.POST.get("method", Draw.Method.RANDOM)
+            seed_text = (request.POST.get("seed") or "").strip()
+            seed = whole_number(seed_text, maximum=BIG_INT)
+            if seed_text and seed is None:
+                raise DrawError("invalid_seed", _("随机种子必须是非负整数。"))
+            draw_make.draw_event(
+                event=event,
+                user=request.user,
+                plan=_plan_from_post(request.POST),
+                method=method,
+                seed=seed,
+                lots=_numbers(request.POST, "lot-") if method == Draw.Method.PHYSICAL else None,
+                seeds=_numbers(request.POST, "seed-"),
+            )
+        except DrawError as err:
+            problems.append(err.message if hasattr(err, "message") else str(err))
+        else:
+            messages.success(request, _("%(event)s已抽签。") % {"event": event.name})
+            return redirect("live:bracket", slug=tournament.slug, event_slug=event.slug)
+    return render(
+        request,
+        "tournaments/manage/draw.html",
+        {
+            "tournament": tournament,
+            "event": event,
+            "entries": entries,
+            "current": current,
+            "history": event.draws.all(),
+            "problems": problems,
+            "post": request.POST,
+        },
+        status=422 if problems else 200,
+    )
+
+
+@organiser_required
+@require_POST
+def undo_draw(request: HttpRequest, tournament: Tournament, event_slug: str) -> HttpResponse:
+    event = get_event(tournament, event_slug)
+    if request.POST.get("confirm") != "1":
+        # Undoing a draw throws away its bracket: only when the organiser says so.
+        messages.error(request, _("撤销抽签须先勾选“确认撤销本项目的抽签”。"))
+        return redirect("draw:draw", slug=tournament.slug, event_slug=event.slug)
+    try:
+        draw_make.undo_draw(event=event, user=request.user)
+    except DrawError as err:
+        messages.error(request, err.message)
+    else:
+        messages.success(request, _("已撤销抽签（记录保留）。"))
+    return redirect("draw:draw", slug=tournament.slug, event_slug=event.slug)
+
+
+@organiser_required
+@require_http_methods(["GET", "POST"])
+def schedule_page(request: HttpRequest, tournament: Tournament, event_slug: str) -> HttpResponse:
+    """Each round's start time and each match's venue and first table, editable."""
+    event = get_event(tournament, event_slug)
+    current = draw_selectors.current_draw(event)
+    if current is None:
+        raise Http404("Not drawn yet")
+    rounds = list(
+        Round.objects.filter(stage__draw=current)
+        .select_related("stage")
+        .order_by("stage__order", "number")
+    )
+    matches = list(
+        Match.objects.filter(round__stage__draw=current)
+        .select_related("home", "away", "round", "venue")
+        .order_by("round__stage__order", "round__number", "group", "index")
+    )
+    venues = list(tournament.venues.all())
+    referees = list(tournament.officials.filter(user__isnull=False).select_related("user"))
+    problems = []
+    if request.method == "POST":
+        if request.POST.get("auto"):
+            # A round lasts at most a day: more is a slip that would run the dates off the calendar.
+            minutes = whole_number(request.POST.get("minutes", ""), maximum=24 * 60)
+            try:
+                start = draw_schedule.parse_local(request.POST.get("start", ""))
+                if minutes is None or minutes < 10:
+                    raise ValueError
+                venue = next(
+                    (v for v in venues if str(v.pk) == request.POST.get("venue")), event.venue
+                )
+                draw_schedule.auto_schedule(
+                    event=event, start=start, round_minutes=minutes, venue=venue
+                )
+            except ValueError:
+                problems.append(_("请填写第一轮开始时间，每轮时长至少10分钟。"))
+            except OverflowError:
+                problems.append(_("排出的时间超出了日历范围，请检查第一轮开始时间。"))
+            else:
+                messages.success(request, _("已按场地桌数自动排定时间和桌号。"))
+                return redirect("draw:schedule", slug=tournament.slug, event_slug=event.slug)
+        else:
+            problems = draw_schedule.save_schedule(
+                post=request.POST, rounds=rounds, matches=matches, venues=venues, referees=referees
+            )
+            if not problems:
+                event.bump_version()
+                messages.success(request, _("赛程已保存。"))
+                return redirect("draw:schedule", slug=tournament.slug, event_slug=event.slug)
+    return render(
+        request,
+        "tournaments/manage/schedule.html",
+        {
+            "tournament": tournament,
+            "event": event,
+            "rounds": rounds,
+            "matches": matches,
+            "venues": venues,
+            "referees": referees,
+            "problems": problems,
+            "default_minutes": _default_minutes(event),
+        },
+        status=422 if problems else 200,
+    )
+
+
+def _default_minutes(event: Event) -> int:
+    rules = event.rules()
+    limit = rules.time_limit_minutes if rules and rules.time_limit_minutes else 45
+    return limit + 15  # changeover, check-in and the deal played out after time

@@ -1,0 +1,154 @@
+"""One-time login links for referees: the page that makes them (organisers and the chief
+referee) and the page a referee's phone opens (anyone holding the link)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import segno
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Prefetch
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST
+
+from guandan_cup.inputs import BIG_INT, whole_number
+from tournaments.access import can_issue_login_links
+from tournaments.links.services import (
+    STATE_MESSAGES,
+    LoginLinkError,
+    default_day,
+    login_link_check,
+    login_link_create,
+    login_link_find,
+    login_link_redeem,
+    login_link_revoke,
+)
+from tournaments.models import LoginLink, Official, Tournament
+
+# The links of the last days are listed; older ones are history.
+LISTED_LINKS = 10
+
+
+def _issuer_tournament(request: HttpRequest, slug: str) -> Tournament:
+    tournament = get_object_or_404(Tournament, slug=slug)
+    if not can_issue_login_links(request.user, tournament):
+        raise PermissionDenied("Organisers and the chief referee only.")
+    return tournament
+
+
+def link_qr_svg(url: str) -> str:
+    """The QR code of a login link, as inline SVG (no style attribute: strict CSP)."""
+    return segno.make(url, error="m").svg_inline(scale=5, border=2, svgclass="qr-code")
+
+
+def _parse_day(raw: str) -> dt.date | None:
+    raw = (raw or "").strip()
+    if not raw:
+        return None
+    try:
+        return dt.date.fromisoformat(raw)
+    except ValueError:
+        raise LoginLinkError(
+            "invalid_day", _("日期“%(value)s”无法识别（例如2026-05-01）。") % {"value": raw}
+        ) from None
+
+
+@login_required
+@never_cache
+@require_http_methods(["GET", "POST"])
+def login_links(request: HttpRequest, slug: str) -> HttpResponse:
+    """裁判登录二维码: one line per referee; making a link shows its QR code once."""
+    tournament = _issuer_tournament(request, slug)
+    issued, problem, status = None, "", 200
+    if request.method == "POST":
+        official = get_object_or_404(
+            Official,
+            tournament=tournament,
+            pk=whole_number(request.POST.get("official"), maximum=BIG_INT) or 0,
+        )
+        try:
+            link, token = login_link_create(
+                official=official,
+                created_by=request.user,
+                day=_parse_day(request.POST.get("day", "")),
+            )
+        except LoginLinkError as err:
+            problem, status = err.message, 422
+        else:
+            url = request.build_absolute_uri(reverse("accounts-login-link", args=[token]))
+            issued = {"link": link, "url": url, "qr": link_qr_svg(url)}
+    referees = (
+        tournament.officials.filter(role=Official.Role.REFEREE)
+        .select_related("user")
+        .prefetch_related(
+            Prefetch("login_links", queryset=LoginLink.objects.order_by("-created_at"))
+        )
+    )
+    rows = [{"official": o, "links": list(o.login_links.all())[:LISTED_LINKS]} for o in referees]
+    return render(
+        request,
+        "tournaments/login_links.html",
+        {
+            "tournament": tournament,
+            "rows": rows,
+            "issued": issued,
+            "problem": problem,
+            "default_day": default_day(tournament).isoformat(),
+        },
+        status=status,
+    )
+
+
+@login_required
+@require_POST
+def revoke_login_link(request: HttpRequest, slug: str, link_id: int) -> HttpResponse:
+    tournament = _issuer_tournament(request, slug)
+    link = get_object_or_404(LoginLink, pk=link_id, official__tournament=tournament)
+    if login_link_revoke(link=link):
+        messages.success(request, _("已作废%(name)s的登录链接。") % {"name": link.official.name})
+    else:
+        messages.error(request, _("这个链接已经用过或已作废。"))
+    return redirect("links:list", slug=tournament.slug)
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def redeem(request: HttpRequest, token: str) -> HttpResponse:
+    """The link a referee's phone opens. GET only asks (chat apps open links to preview
+    them, which must not use the link up); the button logs in, once."""
+    if request.method == "POST":
+        try:
+            link = login_link_redeem(token=token)
+        except LoginLinkError as err:
+            return _refused(request, err.code)
+        user = link.official.user
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        # The login ends with the day the link was made for, whatever the session length.
+        request.session.set_expiry(link.expires_at)
+        messages.success(
+            request,
+            _("欢迎，%(name)s：已登录为%(tournament)s的裁判。")
+            % {"name": link.official.name, "tournament": link.official.tournament.name},
+        )
+        return redirect(link.official.tournament.get_absolute_url())
+    link = login_link_find(token)
+    state = login_link_check(link)
+    if state != "valid":
+        return _refused(request, state)
+    return render(request, "tournaments/login_link.html", {"link": link})
+
+
+def _refused(request: HttpRequest, state: str) -> HttpResponse:
+    return render(
+        request,
+        "tournaments/login_link.html",
+        {"problem": STATE_MESSAGES[state]},
+        status=404 if state == "unknown" else 410,
+    )

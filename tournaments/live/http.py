@@ -1,0 +1,398 @@
+"""Conditional GET and per-version caching for the pages that poll: the bracket (with its
+standings), a tie, a table seen by spectators, the hall projector, the chief referee's
+table board, ``bracket.json`` and ``matches/ID.json``.
+
+An event's version and its stamp are ``live.stamps``; the gzip splicing of anonymous
+pages is ``live.gzip_splice``.
+
+Rendered responses are cached under the stamp — one render per version, per language and
+per view, shared by every app server through Redis — raw and gzip-compressed, and the
+latest one also under the event's slugs, so an unconditional poll is one round trip to
+Redis. While one request renders a new version the others are served the previous one
+(with its own ETag, so they ask again) instead of rendering it too: no stampede when a
+result lands in front of a hall full of phones. Anonymous visitors' full pages are cached
+the same way, with their CSRF token and CSP nonce put in per request.
+
+What this process keeps in memory is a copy named by a version (``_local``, the last
+few rendered responses; ``stamps.remember_stamp``, a stamp for LIVE_STAMP_MEMO_SECONDS): never
+stale and never the only copy of anything.
+"""
+
+from __future__ import annotations
+
+import gzip
+import pickle
+import re
+import threading
+from collections import OrderedDict
+from functools import lru_cache, wraps
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
+from django.middleware.csrf import get_token
+from django.utils import translation
+from django.utils.http import http_date, parse_http_date_safe
+
+from tournaments.live.gzip_splice import CSRF_MARK, NONCE_MARK, SplicedGzip
+from tournaments.live.stamps import (
+    STAMP_SECONDS,
+    Stamp,
+    memoised_stamp,
+    remember_stamp,
+    stamp_key,
+    stamp_of,
+)
+from tournaments.models import Event, Tournament
+
+# A version is looked up by its own name only while stamps may lag (seconds) and renders
+# race; the latest rendered stays under the event's slugs much longer.
+VERSION_SECONDS = 60
+LATEST_SECONDS = 3600
+RENDER_LOCK_SECONDS = 10
+# Below this size a compressed copy saves too little to be worth keeping.
+GZIP_MIN_BYTES = 1024
+VARY = "HX-Request, Cookie, Accept-Encoding"
+# How often an open live page asks for news (htmx polling), in seconds.
+POLL_SECONDS = 5
+_MISSING = object()
+
+
+def get_stamp(slug: str, event_slug: str, raw=_MISSING) -> Stamp | None:
+    """The event's current stamp: remembered by this process for a moment, else from the
+    cache (``raw``, when already fetched), else one query. None: no such event."""
+    key = stamp_key(slug, event_slug)
+    if raw is _MISSING:
+        raw = memoised_stamp(slug, event_slug)
+        if raw is not None:
+            return Stamp(*raw)
+        raw = cache.get(key)
+    if raw is None:
+        row = (
+            Event.objects.filter(tournament__slug=slug, slug=event_slug)
+            .values_list("pk", "version", "changed_at", "tournament__status")
+            .first()
+        )
+        if row is None:
+            return None
+        raw = (row[0], row[1], row[2].timestamp(), row[3] != Tournament.Status.DRAFT)
+        cache.set(key, raw, STAMP_SECONDS)
+    remember_stamp(key, raw)
+    return Stamp(*raw)
+
+
+# --------------------------------------------------------------------------- validators
+
+
+def etag_for(stamp: Stamp, variant: str) -> str:
+    return f'"{stamp.token}-{variant}"'
+
+
+def _language() -> str:
+    return translation.get_language() or settings.LANGUAGE_CODE
+
+
+@lru_cache(maxsize=256)
+def _http_date(timestamp: int) -> str:
+    return http_date(timestamp)  # a pure function: formatting it once per version is enough
+
+
+def set_validators(response: HttpResponse, etag: str, last_modified: int) -> HttpResponse:
+    response.headers["ETag"] = etag
+    response.headers["Last-Modified"] = _http_date(last_modified)
+    # Stored, but asked again every time: the answer is a 304 while nothing changed.
+    response.headers["Cache-Control"] = "no-cache"
+    # The same URL answers the page and its htmx fragment; the language comes from a cookie.
+    response.headers["Vary"] = VARY
+    return response
+
+
+def not_modified(request: HttpRequest, etag: str, last_modified: int) -> HttpResponse | None:
+    """A 304 when the client's validators match (If-None-Match wins over
+    If-Modified-Since, as RFC 9110 says), else None."""
+    if_none_match = request.META.get("HTTP_IF_NONE_MATCH")
+    if if_none_match is not None:
+        tags = {tag.strip().removeprefix("W/") for tag in if_none_match.split(",")}
+        fresh = etag in tags or "*" in tags
+    else:
+        since = request.META.get("HTTP_IF_MODIFIED_SINCE")
+        since_time = parse_http_date_safe(since) if since else None
+        fresh = since_time is not None and last_modified <= since_time
+    if not fresh:
+        return None
+    return set_validators(HttpResponseNotModified(), etag, last_modified)
+
+
+# --------------------------------------------------------------------------- caching
+
+
+def _encoding(request: HttpRequest) -> str:
+    return "gz" if "gzip" in request.headers.get("Accept-Encoding", "") else "raw"
+
+
+def _latest_key(slug: str, event_slug: str, name: str, encoding: str) -> str:
+    return f"live-latest:{slug}:{event_slug}:{name}:{encoding}"
+
+
+def _version_of(token: str) -> int:
+    return int(token.split(".")[1])
+
+
+def cached_render(
+    slug: str,
+    event_slug: str,
+    name: str,
+    stamp: Stamp,
+    render,
+    *,
+    encoding: str = "raw",
+    latest=_MISSING,
+    copies_of=None,
+):
+    """``(content, content_type, gzipped, token)`` of ``name`` for this version, rendering
+    it with ``render()`` (-> HttpResponse) when nobody has yet; or ``render``'s own answer
+    when it is not a 200 (not cached). While another request renders this version, the
+    latest version rendered is returned instead (its ``token`` tells which).
+    ``copies_of(response)`` -> {"raw": …, "gz": …} replaces the plain and gzip copies."""
+    key = f"live:{stamp.token}:{name}:{encoding}"
+    hit = _local.get(key)
+    if hit is not None:
+        return (*hit, stamp.token)
+    latest_key = _latest_key(slug, event_slug, name, encoding)
+    if latest is _MISSING:
+        latest = cache.get(latest_key)
+    if latest is not None and latest[0] == stamp.token:
+        _local.put(key, latest[1:])
+        return latest[1], latest[2], latest[3], latest[0]
+    hit = cache.get(key)
+    if hit is not None:
+        _local.put(key, hit)
+        return (*hit, stamp.token)
+    lock_key = f"live-lock:{stamp.event_id}:{name}"
+    locked = cache.add(lock_key, 1, RENDER_LOCK_SECONDS)
+    if not locked and latest is not None:
+        return latest[1], latest[2], latest[3], latest[0]
+    try:
+        response = render()
+        if response.status_code != 200 or response.streaming:
+            return response
+        copies = (copies_of or _plain_and_gzip)(response)
+        cache.set_many(
+            {f"live:{stamp.token}:{name}:{enc}": copy for enc, copy in copies.items()},
+            VERSION_SECONDS,
+        )
+        # The latest copy never goes back to an older version (a reader with a lagging
+        # stamp may render one after a newer one was stored).
+        if latest is None or _version_of(latest[0]) <= stamp.version:
+            cache.set_many(
+                {
+                    _latest_key(slug, event_slug, name, enc): (stamp.token, *copy)
+                    for enc, copy in copies.items()
+                },
+                LATEST_SECONDS,
+            )
+    finally:
+        if locked:
+            cache.delete(lock_key)
+    _local.put(key, copies[encoding])
+    return (*copies[encoding], stamp.token)
+
+
+class _Recent:
+    """The last few versions' rendered copies, in this process. A copy is named by its
+    version and never changes, so keeping it is never stale; it saves the round trip to
+    Redis (and the transfer of a 100 KB bracket) on every poll this process answers."""
+
+    def __init__(self, size: int):
+        self.size, self.items, self.lock = size, OrderedDict(), threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            return self.items.get(key)
+
+    def put(self, key, value) -> None:
+        with self.lock:
+            self.items[key] = value
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+
+
+_local = _Recent(48)
+
+
+def _plain_and_gzip(response: HttpResponse) -> dict:
+    raw, content_type = response.content, response["Content-Type"]
+    packed = gzip.compress(raw, 6) if len(raw) >= GZIP_MIN_BYTES else None
+    copies = {"raw": (raw, content_type, False)}
+    copies["gz"] = (packed, content_type, True) if packed else copies["raw"]
+    return copies
+
+
+def _response(content: bytes, content_type: str, gzipped: bool) -> HttpResponse:
+    response = HttpResponse(content, content_type=content_type)
+    if gzipped:
+        response.headers["Content-Encoding"] = "gzip"
+    return response
+
+
+def live_response(
+    kind: str, *, htmx_only: bool = False, spectators_only: bool = False, query: tuple = ()
+):
+    """Decorate a public view of one event (``slug``, ``event_slug``, …): answer 304 when
+    nothing changed, else the response rendered once for this version.
+
+    ``htmx_only``: only the polled fragment is cached here (the view caches anonymous full
+    pages itself with :func:`anonymous_page`). ``spectators_only``: a visitor with a
+    session (a referee, a chief) gets the usual per-user page. ``query``: the query
+    parameters the view reads (others are ignored, so they cannot multiply the copies).
+    """
+
+    def decorate(view):
+        @wraps(view)
+        def wrapper(request: HttpRequest, slug: str, event_slug: str, *args, **kwargs):
+            def call():
+                return view(request, slug, event_slug, *args, **kwargs)
+
+            if request.method not in ("GET", "HEAD"):
+                return call()
+            # META, not request.htmx / request.headers: this path answers most polls and
+            # should do no more than it must.
+            meta = request.META
+            htmx = meta.get("HTTP_HX_REQUEST") == "true"
+            if htmx_only and not htmx:
+                return call()
+            if spectators_only and settings.SESSION_COOKIE_NAME in request.COOKIES:
+                return call()
+            parts = [kind, *map(str, args), *(f"{k}={v}" for k, v in sorted(kwargs.items()))]
+            parts += [f"{k}={request.GET.get(k, '')}" for k in query]
+            if htmx:
+                parts.append("hx")
+            parts.append(_language())
+            variant = "-".join(parts)
+            encoding = "gz" if "gzip" in meta.get("HTTP_ACCEPT_ENCODING", "") else "raw"
+            conditional = "HTTP_IF_NONE_MATCH" in meta or "HTTP_IF_MODIFIED_SINCE" in meta
+            memo = memoised_stamp(slug, event_slug)
+            # Known version: the copy may be in this process already (no round trip).
+            if conditional or memo is not None:
+                stamp, latest = get_stamp(slug, event_slug), _MISSING
+            else:
+                # One round trip: the stamp and the latest copy together.
+                key_of_stamp = stamp_key(slug, event_slug)
+                latest_key = _latest_key(slug, event_slug, variant, encoding)
+                found = cache.get_many([key_of_stamp, latest_key])
+                stamp = get_stamp(slug, event_slug, found.get(key_of_stamp))
+                latest = found.get(latest_key)
+            if stamp is None or not stamp.public:
+                return call()  # 404, or a draft that only staff may see
+            etag = etag_for(stamp, variant)
+            if conditional:
+                answer = not_modified(request, etag, stamp.last_modified)
+                if answer is not None:
+                    return answer
+            got = cached_render(
+                slug, event_slug, variant, stamp, call, encoding=encoding, latest=latest
+            )
+            if isinstance(got, HttpResponse):
+                return got  # the view's own answer (404 …), not cached
+            content, content_type, gzipped, token = got
+            if token != stamp.token:
+                # A previous version while another request renders this one.
+                etag = f'"{token}-{variant}"'
+            return set_validators(
+                _response(content, content_type, gzipped), etag, stamp.last_modified
+            )
+
+        return wrapper
+
+    return decorate
+
+
+def fragment(event, name: str, render) -> str:
+    """A piece of a page (HTML) rendered once per version and language of ``event`` (loaded
+    with its tournament): ``render()`` -> str. Full pages embed the cached body and render
+    only their own frame."""
+    got = cached_render(
+        event.tournament.slug,
+        event.slug,
+        f"{name}-{_language()}",
+        stamp_of(event),
+        lambda: HttpResponse(render()),
+    )
+    return got[0].decode()
+
+
+# --------------------------------------------------------------------------- full pages
+
+_MARKS = re.compile("(\x00csrf\x00|\x00nonce\x00)")
+_CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+def anonymous_page(request: HttpRequest, name: str, render) -> HttpResponse:
+    """A full page for a visitor without a session, cached per version and language; the
+    CSRF token and the CSP nonce (different for every request) are put in afterwards —
+    into the cached gzip stream too (see :class:`SplicedGzip`), so a phone's first load of
+    a 256-team bracket is about 10 KB and costs no rendering. ``render()`` renders it for
+    this request; anyone else gets ``render()`` itself."""
+    if (
+        request.method not in ("GET", "HEAD")
+        or request.GET
+        or settings.SESSION_COOKIE_NAME in request.COOKIES
+        or "messages" in request.COOKIES
+    ):
+        return render()
+    match = request.resolver_match
+    slug, event_slug = match.kwargs["slug"], match.kwargs["event_slug"]
+    stamp = get_stamp(slug, event_slug)
+    if stamp is None or not stamp.public:
+        return render()
+    first = []
+
+    def render_with_marks() -> HttpResponse:
+        response = render()
+        first.append(response)
+        if response.status_code != 200:
+            return response
+        html = response.content.decode()
+        token = _CSRF_INPUT.search(html)
+        nonce = str(request._csp_nonce)
+        if token is None or nonce not in html:
+            return HttpResponse(status=204)  # not a page this helper knows: not cached
+        html = html.replace(token.group(1), CSRF_MARK).replace(nonce, NONCE_MARK)
+        return HttpResponse(html, content_type=response["Content-Type"])
+
+    def copies_of(response: HttpResponse) -> dict:
+        parts = _MARKS.split(response.content.decode())
+        content_type = response["Content-Type"]
+        return {
+            "raw": (pickle.dumps(parts), content_type, False),
+            "gz": (pickle.dumps(SplicedGzip(parts)), content_type, True),
+        }
+
+    encoding = _encoding(request)
+    got = cached_render(
+        slug,
+        event_slug,
+        f"page-{name}-{_language()}",
+        stamp,
+        render_with_marks,
+        encoding=encoding,
+        copies_of=copies_of,
+    )
+    if first:
+        return first[0]  # this request rendered it: its own response as it is
+    if isinstance(got, HttpResponse):
+        return render()
+    fill = {CSRF_MARK: get_token(request), NONCE_MARK: str(request._csp_nonce)}
+    cached = pickle.loads(got[0])
+    if encoding == "gz":
+        return _response(cached.join(fill), got[1], True)
+    return _response("".join(fill.get(p, p) for p in cached).encode(), got[1], False)
+
+
+def clear_local() -> None:
+    """Forget this process's rendered copies (tests start each with an empty cache)."""
+    _local.clear()

@@ -1,0 +1,334 @@
+"""The organiser's pages (组织者): set up the tournament, its events and units, registration."""
+
+import base64
+from collections import defaultdict
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from tournaments.access import get_event, organiser_required
+from tournaments.forms import EventForm, LeaderAccountForm, OfficialForm, TournamentForm, UnitForm
+from tournaments.models import Entry, Event, Official, Tournament, Unit
+from tournaments.registration.services import deadline_passed
+
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+MAX_UPLOAD_BYTES = 5 * 1024 * 1024
+
+# Status changes an organiser can make from the dashboard (later stages come with the draw).
+STATUS_ACTIONS = {
+    "open": (
+        Tournament.Status.REGISTRATION_OPEN,
+        {Tournament.Status.DRAFT, Tournament.Status.REGISTRATION_CLOSED},
+    ),
+    "close": (Tournament.Status.REGISTRATION_CLOSED, {Tournament.Status.REGISTRATION_OPEN}),
+    "draft": (
+        Tournament.Status.DRAFT,
+        {Tournament.Status.REGISTRATION_OPEN, Tournament.Status.REGISTRATION_CLOSED},
+    ),
+}
+
+
+@organiser_required
+@require_safe
+def dashboard(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    events = tournament.events.annotate(
+        active=Count("entries", filter=Q(entries__status=Entry.Status.REGISTERED)),
+        withdrawn=Count("entries", filter=~Q(entries__status=Entry.Status.REGISTERED)),
+        on_site=Count(
+            "entries", filter=Q(entries__on_site=True, entries__status=Entry.Status.REGISTERED)
+        ),
+    )
+    return render(
+        request,
+        "tournaments/manage/dashboard.html",
+        {
+            "tournament": tournament,
+            "events": events,
+            "units": tournament.units.count(),
+            "deadline_passed": deadline_passed(tournament),
+        },
+    )
+
+
+@organiser_required
+@require_POST
+def change_status(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    action = STATUS_ACTIONS.get(request.POST.get("action", ""))
+    if action is None or tournament.status not in action[1]:
+        messages.error(
+            request,
+            _("当前状态（%(status)s）下不能这样操作。")
+            % {"status": tournament.get_status_display()},
+        )
+    else:
+        Tournament.objects.filter(pk=tournament.pk).update(status=action[0])
+        tournament.bump_event_versions()  # public or not, registration open or closed
+        messages.success(
+            request,
+            _("比赛状态已改为“%(status)s”。") % {"status": Tournament.Status(action[0]).label},
+        )
+    return redirect("manage:dashboard", slug=tournament.slug)
+
+
+@organiser_required
+@require_http_methods(["GET", "POST"])
+def edit_tournament(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    form = TournamentForm(request.POST or None, instance=tournament)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        tournament.bump_event_versions()
+        messages.success(request, _("比赛信息已保存。"))
+        return redirect("manage:dashboard", slug=tournament.slug)
+    return render(
+        request,
+        "tournaments/manage/form.html",
+        {"tournament": tournament, "form": form, "title": _("比赛信息与通知")},
+        status=422 if form.errors else 200,
+    )
+
+
+@organiser_required
+@require_http_methods(["GET", "POST"])
+def edit_event(
+    request: HttpRequest, tournament: Tournament, event_slug: str | None = None
+) -> HttpResponse:
+    event = get_event(tournament, event_slug) if event_slug else None
+    form = EventForm(request.POST or None, instance=event, tournament=tournament)
+    if request.method == "POST" and form.is_valid():
+        saved = form.save()
+        saved.bump_version()
+        messages.success(request, _("项目“%(name)s”已保存。") % {"name": saved.name})
+        return redirect("manage:dashboard", slug=tournament.slug)
+    title = _("修改项目：%(name)s") % {"name": event.name} if event else _("新增项目")
+    return render(
+        request,
+        "tournaments/manage/form.html",
+        {"tournament": tournament, "form": form, "title": title},
+        status=422 if form.errors else 200,
+    )
+
+
+@organiser_required
+@require_http_methods(["GET", "POST"])
+def units(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    form = UnitForm(request.POST or None, tournament=tournament)
+    if request.method == "POST" and form.is_valid():
+        unit = form.save()
+        tournament.bump_event_versions()
+        messages.success(request, _("已添加单位“%(name)s”。") % {"name": unit.name})
+        return redirect("manage:units", slug=tournament.slug)
+    unit_list = tournament.units.prefetch_related("members", "leaders").annotate(
+        active=Count("entries", filter=Q(entries__status=Entry.Status.REGISTERED))
+    )
+    return render(
+        request,
+        "tournaments/manage/units.html",
+        {
+            "tournament": tournament,
+            "form": form,
+            "units": unit_list,
+            "leader_form": LeaderAccountForm(),
+        },
+        status=422 if form.errors else 200,
+    )
+
+
+@organiser_required
+@require_POST
+def add_leader(request: HttpRequest, tournament: Tournament, unit_id: int) -> HttpResponse:
+    unit = get_object_or_404(Unit, tournament=tournament, pk=unit_id)
+    form = LeaderAccountForm(request.POST)
+    if form.is_valid():
+        with transaction.atomic():
+            user = get_user_model().objects.create_user(
+                username=form.cleaned_data["username"], password=form.cleaned_data["password"]
+            )
+            unit.leaders.add(user)
+        messages.success(
+            request,
+            _("已为%(unit)s创建领队账号“%(user)s”。") % {"unit": unit.name, "user": user.username},
+        )
+    else:
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, f"{unit.name}：{error}")
+    return redirect("manage:units", slug=tournament.slug)
+
+
+@organiser_required
+@require_safe
+def entries(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """All entries by event and by unit: counts, flags, and who is missing what."""
+    events = list(tournament.events.all())
+    unit_list = list(tournament.units.all())
+    all_entries = list(
+        Entry.objects.with_people()
+        .filter(event__tournament=tournament)
+        .select_related("unit")
+        .order_by("event_id", "pk")
+    )
+    by_event = defaultdict(list)
+    counts = defaultdict(int)  # (unit, event) -> active entries
+    for entry in all_entries:
+        by_event[entry.event_id].append(entry)
+        if entry.status == Entry.Status.REGISTERED:
+            counts[(entry.unit_id, entry.event_id)] += 1
+    matrix = [
+        {
+            "unit": unit,
+            "cells": [counts[(unit.pk, event.pk)] for event in events],
+            "total": sum(counts[(unit.pk, event.pk)] for event in events),
+        }
+        for unit in unit_list
+    ]
+    team_events = [e for e in events if e.entry_kind == Event.EntryKind.TEAM]
+    # Team events expect one team per unit (each 工会小组 fields a team); joint teams count
+    # for their member units.
+    covered = {(e.pk, u.pk) for e in team_events for u in unit_list if counts[(u.pk, e.pk)]}
+    for unit in unit_list:
+        for member in unit.members.all() if unit.kind == Unit.Kind.JOINT else []:
+            covered |= {(e.pk, member.pk) for e in team_events if counts[(unit.pk, e.pk)]}
+    missing = [
+        {
+            "event": e,
+            "units": [
+                u for u in unit_list if u.kind != Unit.Kind.JOINT and (e.pk, u.pk) not in covered
+            ],
+        }
+        for e in team_events
+    ]
+    sections = [
+        {
+            "event": e,
+            "entries": by_event[e.pk],
+            "active": sum(1 for x in by_event[e.pk] if x.status == Entry.Status.REGISTERED),
+        }
+        for e in events
+    ]
+    return render(
+        request,
+        "tournaments/manage/entries.html",
+        {
+            "tournament": tournament,
+            "events": events,
+            "matrix": matrix,
+            "sections": sections,
+            "missing": [m for m in missing if m["units"]],
+        },
+    )
+
+
+@organiser_required
+@require_safe
+def entries_template(request: HttpRequest, tournament: Tournament, event_slug: str) -> HttpResponse:
+    from tournaments.registration.spreadsheets import template_workbook
+
+    event = get_event(tournament, event_slug)
+    return _xlsx(template_workbook(event), f"{tournament.slug}-{event.slug}-报名表.xlsx")
+
+
+@organiser_required
+@require_safe
+def entries_export(request: HttpRequest, tournament: Tournament, event_slug: str) -> HttpResponse:
+    from tournaments.registration.spreadsheets import export_workbook
+
+    event = get_event(tournament, event_slug)
+    return _xlsx(export_workbook(event), f"{tournament.slug}-{event.slug}-报名.xlsx")
+
+
+def _xlsx(data: bytes, filename: str) -> HttpResponse:
+    from urllib.parse import quote
+
+    response = HttpResponse(data, content_type=XLSX)
+    response["Content-Disposition"] = f"attachment; filename*=UTF-8''{quote(filename)}"
+    return response
+
+
+@organiser_required
+@require_http_methods(["GET", "POST"])
+def entries_import(request: HttpRequest, tournament: Tournament, event_slug: str) -> HttpResponse:
+    """Upload → preview (every problem by row; nothing saved) → confirm → import.
+
+    The checked file waits in the session between preview and confirmation, so the
+    organiser does not pick it again; it is imported only if it is still valid then.
+    """
+    from tournaments.registration.spreadsheets import check_filename, import_workbook
+
+    event = get_event(tournament, event_slug)
+    session_key = f"import:{event.pk}"
+    context = {"tournament": tournament, "event": event}
+    if request.method == "GET":
+        return render(request, "tournaments/manage/import.html", context)
+    if request.POST.get("confirm"):
+        stored = request.session.get(session_key)
+        if not stored:
+            messages.error(request, _("请先上传并检查报名表。"))
+            return redirect("manage:entries-import", slug=tournament.slug, event_slug=event.slug)
+        result = import_workbook(event=event, data=base64.b64decode(stored), user=request.user)
+        if result.problems:
+            context.update(
+                problems=[str(p) for p in result.problems],
+                filename=request.session.get(session_key + ":name"),
+            )
+            return render(request, "tournaments/manage/import.html", context, status=422)
+        request.session.pop(session_key, None)
+        messages.success(request, _("已导入%(n)s个报名。") % {"n": len(result.entries)})
+        return redirect("manage:entries", slug=tournament.slug)
+    upload = request.FILES.get("file")
+    if upload is None:
+        context["problems"] = [_("请选择一个 .xlsx 报名表文件。")]
+        return render(request, "tournaments/manage/import.html", context, status=422)
+    if upload.size > MAX_UPLOAD_BYTES:
+        context["problems"] = [_("文件太大（最大5 MB）。")]
+        return render(request, "tournaments/manage/import.html", context, status=422)
+    wrong_name = check_filename(upload.name)
+    if wrong_name is not None:
+        context["problems"] = [str(wrong_name)]
+        return render(request, "tournaments/manage/import.html", context, status=422)
+    data = upload.read()
+    result = import_workbook(event=event, data=data, user=request.user, dry_run=True)
+    context.update(
+        filename=upload.name, problems=[str(p) for p in result.problems], forms=result.forms
+    )
+    if result.problems:
+        request.session.pop(session_key, None)
+        return render(request, "tournaments/manage/import.html", context, status=422)
+    request.session[session_key] = base64.b64encode(data).decode("ascii")
+    request.session[session_key + ":name"] = upload.name
+    context["ready"] = True
+    return render(request, "tournaments/manage/import.html", context)
+
+
+@organiser_required
+@require_http_methods(["GET", "POST"])
+def officials(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    form = OfficialForm(request.POST or None, tournament=tournament)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        with transaction.atomic():
+            user = None
+            if data["username"]:
+                user = get_user_model().objects.create_user(
+                    username=data["username"].strip(), password=data["password"]
+                )
+            Official.objects.create(
+                tournament=tournament, name=data["name"].strip(), role=data["role"], user=user
+            )
+        messages.success(request, _("已添加%(name)s。") % {"name": data["name"]})
+        return redirect("manage:officials", slug=tournament.slug)
+    return render(
+        request,
+        "tournaments/manage/officials.html",
+        {
+            "tournament": tournament,
+            "form": form,
+            "officials": tournament.officials.select_related("user"),
+        },
+        status=422 if form.errors else 200,
+    )

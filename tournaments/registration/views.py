@@ -1,0 +1,212 @@
+"""Team leaders (领队) register their unit's entries; organisers may do the same for any unit."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from tournaments.access import (
+    get_entry_for_registrant,
+    get_event,
+    get_unit_for_registrant,
+    is_organiser,
+    leader_unit_ids,
+)
+from tournaments.forms import EntryWebForm, WithdrawForm
+from tournaments.models import Entry, Event, Tournament
+from tournaments.registration.services import (
+    RegistrationError,
+    deadline_passed,
+    register_entries,
+    update_entry,
+    withdraw_entry,
+)
+
+
+def _closed_reason(tournament: Tournament, event: Event, organiser: bool) -> str:
+    """Why this user cannot add an entry now, or '' if they can."""
+    if event.entries_locked:
+        return _("已抽签：配对选手不得重组，只能退赛。")
+    if organiser:
+        return ""
+    if tournament.status != Tournament.Status.REGISTRATION_OPEN:
+        return _("现在不接受报名（%(status)s）。") % {"status": tournament.get_status_display()}
+    if deadline_passed(tournament):
+        return _("报名已截止；如需现场报名请联系组织者。")
+    return ""
+
+
+def _section(tournament, event, unit, organiser, entries, form=None) -> dict:
+    closed = _closed_reason(tournament, event, organiser)
+    if form is None and not closed:
+        initial = {"on_site": deadline_passed(tournament)} if organiser else None
+        form = EntryWebForm(
+            event=event, unit=unit, organiser=organiser, initial=initial, prefix=event.slug
+        )
+    return {"event": event, "entries": entries, "form": form, "closed": closed}
+
+
+@login_required
+@require_safe
+def register_home(request: HttpRequest, slug: str) -> HttpResponse:
+    tournament = get_object_or_404(Tournament, slug=slug)
+    organiser = is_organiser(request.user, tournament)
+    units = (
+        tournament.units.all()
+        if organiser
+        else tournament.units.filter(pk__in=leader_unit_ids(request.user, tournament))
+    )
+    units = list(units)
+    if not units:
+        raise PermissionDenied("Not a team leader of this tournament.")
+    if len(units) == 1 and not organiser:
+        return redirect("registration:unit", slug=slug, unit_id=units[0].pk)
+    return render(
+        request, "tournaments/register/home.html", {"tournament": tournament, "units": units}
+    )
+
+
+def _unit_page(request, tournament, unit, organiser, *, failed=None, status=200) -> HttpResponse:
+    """The unit's registration page; ``failed`` = (event, form, problems) to show again."""
+    events = list(tournament.events.select_related("tournament"))
+    entries = list(Entry.objects.with_people().filter(unit=unit).order_by("event_id", "pk"))
+    sections = []
+    for event in events:
+        mine = [e for e in entries if e.event_id == event.pk]
+        if failed and failed[0].pk == event.pk:
+            section = _section(tournament, event, unit, organiser, mine, failed[1])
+            section["problems"] = failed[2]
+        else:
+            section = _section(tournament, event, unit, organiser, mine)
+        sections.append(section)
+    return render(
+        request,
+        "tournaments/register/unit.html",
+        {
+            "tournament": tournament,
+            "unit": unit,
+            "sections": sections,
+            "organiser": organiser,
+            "deadline_passed": deadline_passed(tournament),
+        },
+        status=status,
+    )
+
+
+@login_required
+@require_safe
+def unit_entries(request: HttpRequest, slug: str, unit_id: int) -> HttpResponse:
+    tournament = get_object_or_404(Tournament, slug=slug)
+    unit, organiser = get_unit_for_registrant(request, tournament, unit_id)
+    return _unit_page(request, tournament, unit, organiser)
+
+
+@login_required
+@require_POST
+def add_entry(request: HttpRequest, slug: str, unit_id: int, event_slug: str) -> HttpResponse:
+    tournament = get_object_or_404(Tournament, slug=slug)
+    unit, organiser = get_unit_for_registrant(request, tournament, unit_id)
+    event = get_event(tournament, event_slug)
+    form = EntryWebForm(
+        request.POST, event=event, unit=unit, organiser=organiser, prefix=event.slug
+    )
+    problems, saved = [], ""
+    if form.is_valid():
+        try:
+            register_entries(
+                event=event,
+                forms=[form.entry_form()],
+                user=request.user,
+                organiser=organiser,
+                leader_units=leader_unit_ids(request.user, tournament),
+            )
+        except RegistrationError as err:
+            problems = [str(p) for p in err.problems]
+        else:
+            saved = _("已为%(unit)s报名%(event)s。") % {"unit": unit.name, "event": event.name}
+            if not request.htmx:
+                messages.success(request, saved)
+                return redirect("registration:unit", slug=slug, unit_id=unit.pk)
+            form = None
+    status = 422 if form is not None else 200
+    if not request.htmx:
+        return _unit_page(
+            request, tournament, unit, organiser, failed=(event, form, problems), status=status
+        )
+    entries = list(Entry.objects.with_people().filter(unit=unit, event=event).order_by("pk"))
+    section = _section(tournament, event, unit, organiser, entries, form)
+    section["problems"] = problems
+    section["saved"] = saved
+    # htmx swaps only this event's section; a 422 is swapped too (htmx-config in base.html).
+    return render(
+        request,
+        "tournaments/register/unit.html#event_section",
+        {"tournament": tournament, "unit": unit, "section": section, "organiser": organiser},
+        status=status,
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def edit_entry(request: HttpRequest, slug: str, entry_id: int) -> HttpResponse:
+    tournament = get_object_or_404(Tournament, slug=slug)
+    entry, organiser = get_entry_for_registrant(request, tournament, entry_id)
+    entry = Entry.objects.with_people().get(pk=entry.pk)
+    event = entry.event
+    problems = []
+    if request.method == "POST":
+        form = EntryWebForm(request.POST, event=event, unit=entry.unit, organiser=False)
+        if form.is_valid():
+            try:
+                update_entry(
+                    entry=entry,
+                    form=form.entry_form(),
+                    user=request.user,
+                    organiser=organiser,
+                    leader_units=leader_unit_ids(request.user, tournament),
+                )
+            except RegistrationError as err:
+                problems = [str(p) for p in err.problems]
+            else:
+                messages.success(request, _("已修改%(entry)s的报名。") % {"entry": entry.name})
+                return redirect("registration:unit", slug=slug, unit_id=entry.unit_id)
+    else:
+        form = EntryWebForm(
+            initial=EntryWebForm.initial_for(entry), event=event, unit=entry.unit, organiser=False
+        )
+    return render(
+        request,
+        "tournaments/register/entry_edit.html",
+        {
+            "tournament": tournament,
+            "entry": entry,
+            "form": form,
+            "problems": problems,
+            "locked": event.entries_locked,
+            "withdraw_form": WithdrawForm(),
+        },
+        status=422 if problems or (request.method == "POST" and not form.is_valid()) else 200,
+    )
+
+
+@login_required
+@require_POST
+def withdraw(request: HttpRequest, slug: str, entry_id: int) -> HttpResponse:
+    tournament = get_object_or_404(Tournament, slug=slug)
+    entry, organiser = get_entry_for_registrant(request, tournament, entry_id)
+    form = WithdrawForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise RegistrationError([])
+        withdraw_entry(entry=entry, reason=form.cleaned_data["reason"], user=request.user)
+    except RegistrationError as err:
+        for problem in err.problems or [_("请填写退赛原因。")]:
+            messages.error(request, str(problem))
+    else:
+        messages.success(request, _("%(entry)s已退赛，记录保留。") % {"entry": entry.name})
+    if organiser and request.POST.get("next") == "manage":
+        return redirect("manage:entries", slug=slug)
+    return redirect("registration:unit", slug=slug, unit_id=entry.unit_id)

@@ -55,7 +55,7 @@ CACHE_DOWN_URL   ?= redis://127.0.0.1:1/0
 
 test-cache-down: setup
 	@files=$$(for name in $(CACHE_DOWN_TESTS); do \
-		found=$$(find tournaments scoring tests -path "*/$$name"); \
+		found=$$(find . -path "*/$$name" -not -path "./.venv/*"); \
 		[ -n "$$found" ] || { echo "make test-cache-down: no test module named $$name" >&2; exit 1; }; \
 		echo $$found; done) && \
 	echo "TEST_CACHE_URL=$(CACHE_DOWN_URL) pytest $$files" && \

@@ -1,8 +1,10 @@
 """Shared pytest fixtures: test actors built in code, and Playwright on Debian's Chromium."""
 
 import datetime as dt
+import json
 import os
 import shutil
+import sys
 
 import pytest
 
@@ -80,3 +82,45 @@ def make_tournament(db):
         return Tournament.objects.create(slug=slug, **defaults)
 
     return make
+
+
+# --------------------------------------------------------------------------- fuzz figures
+# tests/test_bad_input.py counts the examples it ran per URL (RESULTS). Each xdist worker
+# sends its counts to the controller, which prints one line at the end of the run.
+_FUZZ: dict[str, dict[str, int]] = {}
+
+
+def _merge_fuzz(results: dict) -> None:
+    for name, counts in results.items():
+        total = _FUZZ.setdefault(name, {"examples": 0, "refused": 0})
+        total["examples"] += counts["examples"]
+        total["refused"] += counts["refused"]
+
+
+def pytest_sessionfinish(session):
+    module = sys.modules.get("tests.test_bad_input")
+    results = getattr(module, "RESULTS", {}) if module else {}
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["fuzz"] = json.dumps(results)
+    else:
+        _merge_fuzz(results)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    data = getattr(node, "workeroutput", {}).get("fuzz")
+    if data:
+        _merge_fuzz(json.loads(data))
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _FUZZ:
+        return
+    if os.environ.get("FUZZ_REPORT"):
+        for name, counts in sorted(_FUZZ.items()):
+            terminalreporter.write_line(
+                f"{name}: {counts['examples']} examples, {counts['refused']} refused"
+            )
+    total = sum(c["examples"] for c in _FUZZ.values())
+    refused = sum(c["refused"] for c in _FUZZ.values())
+    terminalreporter.write_line(f"fuzz: {total} examples over {len(_FUZZ)} URLs, {refused} refused")

@@ -31,3 +31,8 @@ def sensible_year(value) -> bool:
     """Year 1 or 9999 is a slip — and 0001-01-01 00:00 in Beijing is before year 1 in UTC,
     which the database cannot store (a 500 before)."""
     return 1900 <= value.year <= 2999
+
+
+def known_user(user):
+    """The user to record as the actor of a write, or None (an anonymous or system write)."""
+    return user if getattr(user, "is_authenticated", False) else None

@@ -49,7 +49,7 @@ def test_a_deal_with_a_version_that_is_not_a_number_is_not_a_server_error(
     client, referee_table, version
 ):
     response = client.post(
-        table_url("scoring-deal", referee_table),
+        table_url("scoring:deal", referee_table),
         {"deal": "A2", "key": "k1", "version": version},
         **HTMX,
     )
@@ -61,7 +61,7 @@ def test_a_deal_with_a_version_that_is_not_a_number_is_not_a_server_error(
 @pytest.mark.parametrize("levels", ["²", "9" * 5000, "-1", "0"])
 def test_a_penalty_of_levels_that_are_not_a_whole_number_is_refused(client, referee_table, levels):
     response = client.post(
-        table_url("scoring-penalty", referee_table),
+        table_url("scoring:penalty", referee_table),
         {"team": "A", "kind": "levels", "levels": levels, "reason": "拖延", "key": "p1"},
         **HTMX,
     )
@@ -72,7 +72,7 @@ def test_a_penalty_of_levels_that_are_not_a_whole_number_is_refused(client, refe
 
 @pytest.mark.parametrize("table", ["", "abc", "²", "9" * 30])
 def test_a_check_in_of_a_table_id_that_cannot_exist_is_not_found(client, referee_table, table):
-    url = reverse("scoring-checkin", args=[NANTONG, referee_table.match.round_id])
+    url = reverse("scoring:checkin", args=[NANTONG, referee_table.match.round_id])
     response = client.post(url, {"table": table, "team": "A"})
     assert response.status_code == 404
     assert not CheckIn.objects.exists()
@@ -206,7 +206,7 @@ def test_a_correction_that_json_cannot_read_into_python_is_refused(client, demo,
     client.force_login(chief)
     table = TableMatch.objects.filter(match__round__stage__event__tournament=demo[NANTONG]).first()
     response = client.post(
-        table_url("scoring-correct", table), {"events": events, "reason": "核对"}, **HTMX
+        table_url("scoring:correct", table), {"events": events, "reason": "核对"}, **HTMX
     )
     assert response.status_code == 422
     assert "须为JSON列表" in response.content.decode()
@@ -217,7 +217,7 @@ def test_a_correction_that_json_cannot_read_into_python_is_refused(client, demo,
     "name, data",
     [
         (
-            "scoring-penalty",
+            "scoring:penalty",
             {
                 "team": "A",
                 "kind": "levels",
@@ -228,10 +228,10 @@ def test_a_correction_that_json_cannot_read_into_python_is_refused(client, demo,
             },
         ),
         (
-            "scoring-report",
+            "scoring:report",
             {"team": "A", "description": "偷\x00看", "reported_by": "乙\x00", "key": "r\x001"},
         ),
-        ("scoring-deal", {"deal": "A2", "key": "\x00d1"}),
+        ("scoring:deal", {"deal": "A2", "key": "\x00d1"}),
     ],
 )
 def test_nul_characters_in_free_text_are_dropped_not_a_server_error(
@@ -249,7 +249,7 @@ def test_nul_characters_in_free_text_are_dropped_not_a_server_error(
 
 def test_a_penalty_whose_reason_is_only_a_nul_character_has_no_reason(client, referee_table):
     response = client.post(
-        table_url("scoring-penalty", referee_table),
+        table_url("scoring:penalty", referee_table),
         {"team": "A", "kind": "levels", "levels": "1", "reason": "\x00", "key": "p1"},
         **HTMX,
     )

@@ -476,7 +476,7 @@ def test_the_same_deal_key_posted_twice_records_one_deal(client, cast):
     table = tables_of(first_tie())[0]
     TableMatch.objects.filter(pk=table.pk).update(referee=cast.referee)
     client.force_login(cast.referee)
-    url = reverse("scoring-deal", args=[NANTONG, "guandan", table.pk])
+    url = reverse("scoring:deal", args=[NANTONG, "guandan", table.pk])
     data = {"deal": "A2", "key": "phone-7", "version": "0"}
     first = client.post(url, data, HTTP_HX_REQUEST="true")
     again = client.post(url, data, HTTP_HX_REQUEST="true")  # the resend after a dropped answer
@@ -491,7 +491,7 @@ def test_the_same_report_key_posted_twice_records_one_report(client, cast):
     table = tables_of(first_tie())[0]
     TableMatch.objects.filter(pk=table.pk).update(referee=cast.referee)
     client.force_login(cast.referee)
-    url = reverse("scoring-report", args=[NANTONG, "guandan", table.pk])
+    url = reverse("scoring:report", args=[NANTONG, "guandan", table.pk])
     data = {"team": "B", "description": "场外指导", "key": "phone-8j"}
     for _attempt in range(2):
         assert client.post(url, data, HTTP_HX_REQUEST="true").status_code == 200
@@ -506,7 +506,7 @@ def test_the_report_form_carries_a_key_and_is_resent_by_the_page(client, cast):
     table = tables_of(first_tie())[0]
     TableMatch.objects.filter(pk=table.pk).update(referee=cast.referee)
     client.force_login(cast.referee)
-    html = client.get(reverse("scoring-table", args=[NANTONG, "guandan", table.pk])).content
+    html = client.get(reverse("scoring:table", args=[NANTONG, "guandan", table.pk])).content
     form = html.decode().split("/report/", 1)[1].split("</form>")[0]
     assert 'class="stack retry"' in form and 'name="key"' in form
 

@@ -141,8 +141,8 @@ def _public_urls() -> dict[str, list[str]]:
         "tournaments:detail": [reverse("tournaments:detail", args=[NANTONG])],
         "tournaments:notice-pdf": [reverse("tournaments:notice-pdf", args=[NANTONG])],
         "documents:results-pdf": [reverse("documents:results-pdf", args=[NANTONG])],
-        "scoring-table": [reverse("scoring-table", args=table_args)],
-        "scoring-table-qr": [reverse("scoring-table-qr", args=table_args)],
+        "scoring:table": [reverse("scoring:table", args=table_args)],
+        "scoring:table-qr": [reverse("scoring:table-qr", args=table_args)],
         "live:match": [reverse("live:match", args=[NANTONG, *event, match.pk])],
         "live:match-json": [reverse("live:match-json", args=[NANTONG, *event, match.pk])],
     }

@@ -16,17 +16,12 @@ from functools import wraps
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from guandan_cup.inputs import plain_text
+from guandan_cup.inputs import known_user, plain_text
 from scoring.engines.common import EngineError
 from scoring.engines.scorer import Scorer
 from scoring.models import AuditEntry, TableEvent, TableMatch
 from scoring.selectors import pair_name
 from tournaments.models import Match, Pair
-
-
-def known_user(user):
-    """The user to record as the actor, or None (an anonymous or system write)."""
-    return user if getattr(user, "is_authenticated", False) else None
 
 
 class TableError(Exception):

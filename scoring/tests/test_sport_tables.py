@@ -119,24 +119,24 @@ def test_badminton_games_entered_on_the_page_decide_the_match_and_move_the_brack
     match = first_match("badminton")
     table = table_of(match)
     client.force_login(people["ref"])
-    html = client.get(url("scoring-table", table, "badminton")).content.decode()
+    html = client.get(url("scoring:table", table, "badminton")).content.decode()
     assert "第1局比分" in html and 'name="home"' in html and 'name="away"' in html
     assert match.home.name in html and match.away.name in html
 
-    response = post(client, "scoring-game", table, "badminton", {"home": "21", "away": "17"}, "g1")
+    response = post(client, "scoring:game", table, "badminton", {"home": "21", "away": "17"}, "g1")
     assert response.status_code == 200
     assert "第1局21–17" in response.content.decode()
-    post(client, "scoring-game", table, "badminton", {"home": "28", "away": "30"}, "g2")
-    response = post(client, "scoring-game", table, "badminton", {"home": "30", "away": "29"}, "g3")
+    post(client, "scoring:game", table, "badminton", {"home": "28", "away": "30"}, "g2")
+    response = post(client, "scoring:game", table, "badminton", {"home": "30", "away": "29"}, "g3")
     html = response.content.decode()
     assert "比赛结束" in html and "提交结果" in html
     table = fresh(table)
     assert table.winner == "A" and table.state["games_won"] == {"home": 2, "away": 1}
 
-    response = client.post(url("scoring-submit", table, "badminton"), {}, **HTMX)
+    response = client.post(url("scoring:submit", table, "badminton"), {}, **HTMX)
     assert fresh(table).status == TableMatch.Status.SUBMITTED
     client.force_login(people["chief"])
-    client.post(url("scoring-confirm", table, "badminton"), {}, **HTMX)
+    client.post(url("scoring:confirm", table, "badminton"), {}, **HTMX)
     match = fresh(match)
     assert match.status == Match.Status.FINISHED
     assert (match.winner, match.home_score, match.away_score) == ("home", 2, 1)
@@ -163,11 +163,11 @@ def test_an_impossible_badminton_score_is_refused_with_the_reason_and_nothing_sa
     client, people, home, away, reason
 ):
     table = table_of(first_match("badminton"))
-    post(client, "scoring-game", table, "badminton", {"home": "21", "away": "10"}, "ok")
+    post(client, "scoring:game", table, "badminton", {"home": "21", "away": "10"}, "ok")
     client.force_login(people["ref"])
-    post(client, "scoring-game", table, "badminton", {"home": "21", "away": "10"}, "ok")
+    post(client, "scoring:game", table, "badminton", {"home": "21", "away": "10"}, "ok")
     before = rows()
-    response = post(client, "scoring-game", table, "badminton", {"home": home, "away": away}, "bad")
+    response = post(client, "scoring:game", table, "badminton", {"home": home, "away": away}, "bad")
     assert response.status_code == 422
     html = response.content.decode()
     assert 'class="problems" role="alert"' in html
@@ -181,9 +181,9 @@ def test_a_finished_match_takes_no_more_games(client, people):
     table = table_of(first_match("badminton"))
     client.force_login(people["ref"])
     for n, score in enumerate([("21", "5"), ("21", "7")]):
-        post(client, "scoring-game", table, "badminton", {"home": score[0], "away": score[1]}, n)
+        post(client, "scoring:game", table, "badminton", {"home": score[0], "away": score[1]}, n)
     before = rows()
-    response = post(client, "scoring-game", table, "badminton", {"home": "21", "away": "3"}, "x")
+    response = post(client, "scoring:game", table, "badminton", {"home": "21", "away": "3"}, "x")
     assert response.status_code == 422
     assert rows() == before
 
@@ -191,11 +191,11 @@ def test_a_finished_match_takes_no_more_games(client, people):
 def test_point_by_point_shows_the_running_score_and_the_server(client, people):
     table = table_of(first_match("badminton"))
     client.force_login(people["ref"])
-    response = post(client, "scoring-first-server", table, "badminton", {"side": "away"}, "s")
+    response = post(client, "scoring:first-server", table, "badminton", {"side": "away"}, "s")
     assert "猜先" in response.content.decode()
     html = ""
     for n, side in enumerate(["home", "home", "away"]):
-        html = post(client, "scoring-point", table, "badminton", {"side": side}, f"p{n}")
+        html = post(client, "scoring:point", table, "badminton", {"side": side}, f"p{n}")
         html = html.content.decode()
     assert "<strong>2 – 1</strong>" in html
     # Rally scoring: the winner of the last rally (away) serves.
@@ -210,7 +210,7 @@ def test_a_resent_game_is_recorded_once(client, people):
     client.force_login(people["ref"])
     for _ in range(2):
         response = post(
-            client, "scoring-game", table, "badminton", {"home": "21", "away": "19"}, "same"
+            client, "scoring:game", table, "badminton", {"home": "21", "away": "19"}, "same"
         )
         assert response.status_code == 200
     assert fresh(table).events.count() == 1
@@ -222,10 +222,10 @@ def test_guandan_only_records_are_refused_on_a_badminton_table(client, people):
     client.force_login(people["ref"])
     before = rows()
     for name, data in (
-        ("scoring-deal", {"deal": "A2"}),
-        ("scoring-penalty", {"team": "A", "kind": "levels", "levels": "1", "reason": "x"}),
-        ("scoring-time-up", {}),
-        ("scoring-report", {"team": "A", "description": "x"}),
+        ("scoring:deal", {"deal": "A2"}),
+        ("scoring:penalty", {"team": "A", "kind": "levels", "levels": "1", "reason": "x"}),
+        ("scoring:time-up", {}),
+        ("scoring:report", {"team": "A", "description": "x"}),
     ):
         response = post(client, name, table, "badminton", data)
         assert response.status_code == 422, name
@@ -239,10 +239,10 @@ def test_table_tennis_is_best_of_five_to_eleven(client, people):
     match = first_match("table-tennis")
     table = table_of(match)
     client.force_login(people["ref"])
-    refused = post(client, "scoring-game", table, "table-tennis", {"home": "11", "away": "10"})
+    refused = post(client, "scoring:game", table, "table-tennis", {"home": "11", "away": "10"})
     assert refused.status_code == 422
     for n, (h, a) in enumerate([(11, 9), (9, 11), (12, 10), (11, 13), (15, 13)]):
-        response = post(client, "scoring-game", table, "table-tennis", {"home": h, "away": a}, n)
+        response = post(client, "scoring:game", table, "table-tennis", {"home": h, "away": a}, n)
         assert response.status_code == 200
     table = fresh(table)
     assert table.winner == "A" and table.state["games_won"] == {"home": 3, "away": 2}
@@ -255,10 +255,10 @@ def test_the_chess_page_says_who_moves_first_and_refuses_the_wrong_first_mover(c
     table = table_of(first_match("xiangqi"))
     match = table.match
     client.force_login(people["ref"])
-    html = client.get(url("scoring-table", table, "xiangqi")).content.decode()
+    html = client.get(url("scoring:table", table, "xiangqi")).content.decode()
     assert "请选择先手方" in html and 'name="first_move" value="home"' in html
     response = post(
-        client, "scoring-game", table, "xiangqi", {"result": "draw", "first_move": "home"}, "1"
+        client, "scoring:game", table, "xiangqi", {"result": "draw", "first_move": "home"}, "1"
     )
     html = response.content.decode()
     # Game 2: the other player moves first, fixed by the rules.
@@ -266,7 +266,7 @@ def test_the_chess_page_says_who_moves_first_and_refuses_the_wrong_first_mover(c
     assert '<input type="hidden" name="first_move" value="away">' in html
     before = rows()
     response = post(
-        client, "scoring-game", table, "xiangqi", {"result": "home", "first_move": "home"}, "2"
+        client, "scoring:game", table, "xiangqi", {"result": "home", "first_move": "home"}, "2"
     )
     assert response.status_code == 422
     assert "第2盘应由客方先手" in response.content.decode() or "先手" in response.content.decode()
@@ -278,11 +278,11 @@ def test_a_drawn_third_game_goes_to_the_player_who_moved_second(client, people):
     client.force_login(people["ref"])
     games = [("home", "home"), ("away", "away")]
     for n, (result, first) in enumerate(games):
-        post(client, "scoring-game", table, "xiangqi", {"result": result, "first_move": first}, n)
-    html = client.get(url("scoring-table", table, "xiangqi")).content.decode()
+        post(client, "scoring:game", table, "xiangqi", {"result": result, "first_move": first}, n)
+    html = client.get(url("scoring:table", table, "xiangqi")).content.decode()
     assert "猜先" in html
     response = post(
-        client, "scoring-game", table, "xiangqi", {"result": "draw", "first_move": "away"}, "3"
+        client, "scoring:game", table, "xiangqi", {"result": "draw", "first_move": "away"}, "3"
     )
     assert "第三盘和棋，后手方获胜" in response.content.decode()
     table = fresh(table)
@@ -302,7 +302,7 @@ def test_a_bad_chess_entry_is_refused_in_chinese(client, people, data):
     table = table_of(first_match("xiangqi"))
     client.force_login(people["ref"])
     before = rows()
-    response = post(client, "scoring-game", table, "xiangqi", data)
+    response = post(client, "scoring:game", table, "xiangqi", data)
     assert response.status_code == 422
     assert "请选择" in response.content.decode()
     assert rows() == before
@@ -342,7 +342,7 @@ def test_a_forfeit_ends_the_players_event_and_gives_the_next_opponent_a_walkover
     client.force_login(people["ref"])
     response = post(
         client,
-        "scoring-forfeit",
+        "scoring:forfeit",
         table,
         "badminton",
         {"team": "B", "reason": "stoppage_over_5_min"},
@@ -400,9 +400,9 @@ def test_the_tie_page_shows_the_games(client, people):
 
 
 SPORT_URLS = {
-    "scoring-game": ("badminton", {"home": "21", "away": "15"}),
-    "scoring-point": ("badminton", {"side": "home"}),
-    "scoring-first-server": ("badminton", {"side": "home"}),
+    "scoring:game": ("badminton", {"home": "21", "away": "15"}),
+    "scoring:point": ("badminton", {"side": "home"}),
+    "scoring:first-server": ("badminton", {"side": "home"}),
 }
 
 
@@ -433,7 +433,7 @@ def test_the_chief_referees_desk_names_the_players_of_a_submitted_singles_match(
         record_event(table=table, event={"home": 5, "away": 11}, user=people["ref"], key=f"{n}")
     submit_table(table=fresh(table), user=people["ref"])
     client.force_login(people["chief"])
-    html = client.get(reverse("scoring-desk", args=[ANHUI])).content.decode()
+    html = client.get(reverse("scoring:desk", args=[ANHUI])).content.decode()
     assert f"{match.home.name} — {match.away.name}" in html
     assert f"胜方 {match.away.name}" in html
 
@@ -500,7 +500,7 @@ def test_the_table_board_and_the_projector_show_games_won_for_a_singles_match(cl
     record_event(table=table, event={"home": 21, "away": 17}, user=people["ref"], key="a")
     record_event(table=table, event={"point": "away"}, user=people["ref"], key="b")
     client.force_login(people["chief"])
-    html = client.get(reverse("scoring-board", args=[ANHUI, "badminton"])).content.decode()
+    html = client.get(reverse("scoring:board", args=[ANHUI, "badminton"])).content.decode()
     assert "比分" in html and "<strong>1 : 0</strong>" in html and "第2局 0–1" in html
     assert "、 — 、" not in html  # no pair line for players
     html = client.get(reverse("live:screen", args=[ANHUI, "badminton"])).content.decode()
@@ -509,7 +509,7 @@ def test_the_table_board_and_the_projector_show_games_won_for_a_singles_match(cl
 
 def test_the_desk_offers_check_in_and_the_whistle_for_guandan_rounds_only(client, people):
     client.force_login(people["chief"])
-    html = client.get(reverse("scoring-desk", args=[ANHUI])).content.decode()
+    html = client.get(reverse("scoring:desk", args=[ANHUI])).content.decode()
     blocks = html.split('<div class="round-row">')[1:]
     seen = set()
     for block in blocks:

@@ -174,26 +174,26 @@ def _events(c: Cast) -> list:
 
 ACTIONS = {
     "deal": Action(
-        "scoring-deal",
+        "scoring:deal",
         False,
         {"deal": "A2", "key": "k-deal", "version": "0"},
         done=lambda c: [e.payload for e in _events(c)] == [{"order": list("AABB")}],
     ),
     "penalty": Action(
-        "scoring-penalty",
+        "scoring:penalty",
         False,
         {"team": "A", "kind": "levels", "levels": "2", "reason": "拖延", "key": "k-pen"},
         done=lambda c: [e.payload for e in _events(c)] == [{"penalty": {"team": "A", "levels": 2}}],
     ),
     "time-up": Action(
-        "scoring-time-up",
+        "scoring:time-up",
         False,
         {"key": "k-time"},
         prepare=_dealt,
         done=lambda c: fresh(c.table).state["decided_by"] == "time_levels",
     ),
     "forfeit": Action(
-        "scoring-forfeit",
+        "scoring:forfeit",
         False,
         {"team": "B", "reason": "late_over_10_min", "key": "k-ff"},
         done=lambda c: (
@@ -201,21 +201,21 @@ ACTIONS = {
         ),
     ),
     "undo": Action(
-        "scoring-undo",
+        "scoring:undo",
         False,
         {},
         prepare=_dealt,
         done=lambda c: _events(c) == [] and fresh(c.table).events.count() == 1,
     ),
     "submit": Action(
-        "scoring-submit",
+        "scoring:submit",
         False,
         {},
         prepare=_over,
         done=lambda c: fresh(c.table).status == TableMatch.Status.SUBMITTED,
     ),
     "report": Action(
-        "scoring-report",
+        "scoring:report",
         False,
         {"team": "B", "description": "场外指导", "reported_by": "A队"},
         done=lambda c: (
@@ -223,28 +223,28 @@ ACTIONS = {
         ),
     ),
     "confirm": Action(
-        "scoring-confirm",
+        "scoring:confirm",
         True,
         {},
         prepare=_submitted,
         done=lambda c: fresh(c.table).status == TableMatch.Status.CONFIRMED,
     ),
     "rule-report": Action(
-        "scoring-rule-report",
+        "scoring:rule-report",
         True,
         {"upheld": "yes"},
         prepare=_a_report,
         done=lambda c: fresh(c.extra["report"]).upheld is True,
     ),
     "report-deduction": Action(
-        "scoring-report-deduction",
+        "scoring:report-deduction",
         True,
         {"team": "A", "key": "k-ded"},
         prepare=_three_upheld,
         done=lambda c: fresh(c.table).state["levels"] == {"A": "3", "B": "2"},
     ),
     "correct": Action(
-        "scoring-correct",
+        "scoring:correct",
         True,
         {
             "events": json.dumps([{"order": list("BBAA")}, {"time_up": True}]),
@@ -254,21 +254,21 @@ ACTIONS = {
         done=lambda c: fresh(c.table).winner == "B",
     ),
     "whistle": Action(
-        "scoring-whistle",
+        "scoring:whistle",
         True,
         {},
         tournament_level=True,
         done=lambda c: fresh(c.table).time_called_at is not None,
     ),
     "checkin": Action(
-        "scoring-checkin",
+        "scoring:checkin",
         True,
         {"team": "A"},  # plus the table, added by _post
         tournament_level=True,
         done=lambda c: CheckIn.objects.filter(pair=c.table.home_pair).count() == 1,
     ),
     "forfeit-missing": Action(
-        "scoring-checkin",
+        "scoring:checkin",
         True,
         {"forfeit_missing": "1"},
         prepare=_all_but_one_checked_in,
@@ -288,7 +288,7 @@ def _url(action: Action, c: Cast, extra: list, *, table=None, slug=NANTONG) -> s
 
 def _post(client, action: Action, c: Cast, extra: list, **kwargs):
     data = dict(action.data)
-    if action.url_name == "scoring-checkin" and "forfeit_missing" not in data:
+    if action.url_name == "scoring:checkin" and "forfeit_missing" not in data:
         data["table"] = str((kwargs.get("table") or c.table).pk)
     headers = {} if action.tournament_level else HTMX
     return client.post(_url(action, c, extra, **kwargs), data, **headers)
@@ -298,13 +298,13 @@ def test_the_matrix_covers_every_write_url_of_the_referee_pages():
     import scoring.urls
 
     read_only = {
-        "scoring-table",
-        "scoring-table-qr",
-        "scoring-desk",
-        "scoring-audit",
-        "scoring-board",
+        "scoring:table",
+        "scoring:table-qr",
+        "scoring:desk",
+        "scoring:audit",
+        "scoring:board",
     }
-    names = {p.name for p in scoring.urls.urlpatterns} - read_only
+    names = {f"scoring:{p.name}" for p in scoring.urls.urlpatterns} - read_only
     # The chess and rally entry URLs have their own matrix (test_sport_tables).
     assert names == {a.url_name for a in ACTIONS.values()} | set(SPORT_URLS)
 
@@ -390,7 +390,7 @@ def test_get_on_a_write_url_is_not_allowed(client, cast, name):
 def test_the_tables_referee_may_check_in_its_pairs(client, cast):
     client.force_login(cast.referee)
     response = client.post(
-        reverse("scoring-checkin", args=[NANTONG, cast.table.match.round_id]),
+        reverse("scoring:checkin", args=[NANTONG, cast.table.match.round_id]),
         {"table": cast.table.pk, "team": "A"},
     )
     assert response.status_code == 302
@@ -403,7 +403,7 @@ def test_a_report_of_another_table_cannot_be_ruled_through_this_tables_url(clien
     )
     client.force_login(cast.chief)
     response = client.post(
-        table_url("scoring-rule-report", cast.table, report.pk), {"upheld": "yes"}, **HTMX
+        table_url("scoring:rule-report", cast.table, report.pk), {"upheld": "yes"}, **HTMX
     )
     assert response.status_code == 404
     assert fresh(report).upheld is None
@@ -415,7 +415,7 @@ def test_a_referee_may_write_on_a_tie_assigned_to_them_through_the_match(client,
     client.force_login(cast.other_referee)
     for table in tables(cast.other_table.match):
         response = client.post(
-            table_url("scoring-deal", table), {"deal": "B3", "key": f"k{table.pk}"}, **HTMX
+            table_url("scoring:deal", table), {"deal": "B3", "key": f"k{table.pk}"}, **HTMX
         )
         assert response.status_code == 200
         assert fresh(table).state["levels"] == {"A": "2", "B": "4"}
@@ -426,7 +426,7 @@ def test_a_referee_may_write_on_a_tie_assigned_to_them_through_the_match(client,
 
 def test_spectators_read_the_table_page_without_a_login_and_see_no_entry_buttons(client, cast):
     record_event(table=cast.table, event={"order": list("AABB")}, user=cast.referee, key="k1")
-    response = client.get(table_url("scoring-table", cast.table))
+    response = client.get(table_url("scoring:table", cast.table))
     assert response.status_code == 200
     html = response.content.decode()
     assert pair_name(cast.table.home_pair) in html
@@ -434,17 +434,17 @@ def test_spectators_read_the_table_page_without_a_login_and_see_no_entry_buttons
     assert '<p class="level">5</p>' in html and '<p class="level">2</p>' in html
     assert 'class="deal-button"' not in html
     assert 'name="deal"' not in html
-    assert reverse("scoring-deal", args=[NANTONG, "guandan", cast.table.pk]) not in html
+    assert reverse("scoring:deal", args=[NANTONG, "guandan", cast.table.pk]) not in html
     assert "确认结果" not in html
     # Someone logged in without a role reads it the same way.
     client.force_login(cast.nobody)
-    html = client.get(table_url("scoring-table", cast.table)).content.decode()
+    html = client.get(table_url("scoring:table", cast.table)).content.decode()
     assert 'class="deal-button"' not in html
 
 
 def test_the_tables_referee_sees_the_six_one_tap_deal_buttons(client, cast):
     client.force_login(cast.referee)
-    html = client.get(table_url("scoring-table", cast.table)).content.decode()
+    html = client.get(table_url("scoring:table", cast.table)).content.decode()
     assert html.count('class="deal-button"') == 6
     for value in ("A2", "A3", "A4", "B2", "B3", "B4"):
         assert f'name="deal" value="{value}"' in html
@@ -454,7 +454,7 @@ def test_the_tables_referee_sees_the_six_one_tap_deal_buttons(client, cast):
 def test_an_htmx_deal_returns_only_the_table_panel_with_the_engines_description(client, cast):
     client.force_login(cast.referee)
     response = client.post(
-        table_url("scoring-deal", cast.table), {"deal": "A2", "key": "k1", "version": "0"}, **HTMX
+        table_url("scoring:deal", cast.table), {"deal": "A2", "key": "k1", "version": "0"}, **HTMX
     )
     assert response.status_code == 200
     html = response.content.decode()
@@ -467,7 +467,7 @@ def test_an_htmx_deal_returns_only_the_table_panel_with_the_engines_description(
     assert 'data-version="1"' in html
     # The resent request (same key, old version) records nothing more and says so.
     again = client.post(
-        table_url("scoring-deal", cast.table), {"deal": "A2", "key": "k1", "version": "0"}, **HTMX
+        table_url("scoring:deal", cast.table), {"deal": "A2", "key": "k1", "version": "0"}, **HTMX
     )
     assert again.status_code == 200
     assert "已记录过，未重复记录" in again.content.decode()
@@ -476,7 +476,7 @@ def test_an_htmx_deal_returns_only_the_table_panel_with_the_engines_description(
 
 def test_a_deal_on_an_old_version_is_refused_with_422(client, cast):
     client.force_login(cast.referee)
-    url = table_url("scoring-deal", cast.table)
+    url = table_url("scoring:deal", cast.table)
     client.post(url, {"deal": "A2", "key": "k1", "version": "0"}, **HTMX)
     response = client.post(url, {"deal": "B2", "key": "k2", "version": "0"}, **HTMX)
     assert response.status_code == 422
@@ -499,7 +499,7 @@ def test_a_bad_deal_request_is_answered_422_in_chinese_and_nothing_is_saved(
 ):
     client.force_login(cast.referee)
     before = snapshot()
-    response = client.post(table_url("scoring-deal", cast.table), data, **HTMX)
+    response = client.post(table_url("scoring:deal", cast.table), data, **HTMX)
     assert response.status_code == 422
     html = response.content.decode()
     assert message in html
@@ -519,7 +519,7 @@ def test_a_bad_deal_request_is_answered_422_in_chinese_and_nothing_is_saved(
 def test_a_bad_penalty_request_is_answered_422(client, cast, data, message):
     client.force_login(cast.referee)
     before = snapshot()
-    response = client.post(table_url("scoring-penalty", cast.table), {**data, "key": "k"}, **HTMX)
+    response = client.post(table_url("scoring:penalty", cast.table), {**data, "key": "k"}, **HTMX)
     assert response.status_code == 422
     assert message in response.content.decode()
     assert snapshot() == before
@@ -527,7 +527,7 @@ def test_a_bad_penalty_request_is_answered_422(client, cast, data, message):
 
 def test_every_penalty_kind_can_be_entered_on_the_page(client, cast):
     client.force_login(cast.referee)
-    url = table_url("scoring-penalty", cast.table)
+    url = table_url("scoring:penalty", cast.table)
     record_event(table=cast.table, event={"order": list("AABB")}, user=cast.referee, key="k0")
     for n, (kind, levels) in enumerate([("levels", "1"), ("back_to_2", ""), ("disqualify", "")]):
         response = client.post(
@@ -548,9 +548,9 @@ def test_every_penalty_kind_can_be_entered_on_the_page(client, cast):
 
 def test_a_plain_post_redirects_to_the_table_page_with_the_message(client, cast):
     client.force_login(cast.referee)
-    response = client.post(table_url("scoring-deal", cast.table), {"deal": "B4", "key": "k1"})
+    response = client.post(table_url("scoring:deal", cast.table), {"deal": "B4", "key": "k1"})
     assert response.status_code == 302
-    assert response["Location"] == table_url("scoring-table", cast.table)
+    assert response["Location"] == table_url("scoring:table", cast.table)
     html = client.get(response["Location"]).content.decode()
     away = pair_name(cast.table.away_pair)
     assert f"{away}上游，对家末游，升1级：2→3" in html
@@ -559,15 +559,15 @@ def test_a_plain_post_redirects_to_the_table_page_with_the_message(client, cast)
 def test_after_submission_the_referee_has_no_buttons_and_the_chief_can_confirm(client, cast):
     play_out(cast.table, "A", cast.referee)
     client.force_login(cast.referee)
-    response = client.post(table_url("scoring-submit", cast.table), {"version": "2"}, **HTMX)
+    response = client.post(table_url("scoring:submit", cast.table), {"version": "2"}, **HTMX)
     assert response.status_code == 200
     html = response.content.decode()
     assert 'class="deal-button"' not in html
     assert "确认结果" not in html
     client.force_login(cast.chief)
-    html = client.get(table_url("scoring-table", cast.table)).content.decode()
+    html = client.get(table_url("scoring:table", cast.table)).content.decode()
     assert "确认结果" in html
-    response = client.post(table_url("scoring-confirm", cast.table), **HTMX)
+    response = client.post(table_url("scoring:confirm", cast.table), **HTMX)
     assert response.status_code == 200
     assert fresh(cast.table).status == TableMatch.Status.CONFIRMED
 
@@ -576,7 +576,7 @@ def test_the_submitter_is_told_to_let_someone_else_confirm(client, cast):
     play_out(cast.table, "A", cast.chief)
     submit_table(table=cast.table, user=cast.chief)
     client.force_login(cast.chief)
-    response = client.post(table_url("scoring-confirm", cast.table), **HTMX)
+    response = client.post(table_url("scoring:confirm", cast.table), **HTMX)
     assert response.status_code == 422
     assert "提交结果的人不能再确认" in response.content.decode()
     assert fresh(cast.table).status == TableMatch.Status.SUBMITTED
@@ -585,7 +585,7 @@ def test_the_submitter_is_told_to_let_someone_else_confirm(client, cast):
 def test_a_correction_without_a_reason_or_with_bad_json_is_refused_on_the_page(client, cast):
     play_out(cast.table, "A", cast.referee)
     client.force_login(cast.chief)
-    url = table_url("scoring-correct", cast.table)
+    url = table_url("scoring:correct", cast.table)
     before = snapshot()
     for data, message in (
         ({"events": "[]", "reason": ""}, "更正必须写明原因"),
@@ -604,7 +604,7 @@ def test_three_upheld_reports_make_the_page_propose_the_deduction(client, cast):
     client.force_login(cast.chief)
     for report in Report.objects.order_by("pk"):
         response = client.post(
-            table_url("scoring-rule-report", cast.table, report.pk), {"upheld": "yes"}, **HTMX
+            table_url("scoring:rule-report", cast.table, report.pk), {"upheld": "yes"}, **HTMX
         )
         assert response.status_code == 200
     html = response.content.decode()
@@ -613,20 +613,20 @@ def test_three_upheld_reports_make_the_page_propose_the_deduction(client, cast):
     assert 'name="team" value="B"' in html
     # The referee sees no proposal: it is the chief referee's decision.
     client.force_login(cast.referee)
-    assert "建议扣2级" not in client.get(table_url("scoring-table", cast.table)).content.decode()
+    assert "建议扣2级" not in client.get(table_url("scoring:table", cast.table)).content.decode()
 
 
 def test_after_the_whistle_each_table_page_says_what_it_means_for_that_table(client, cast):
     client.force_login(cast.chief)
-    response = client.post(reverse("scoring-whistle", args=[NANTONG, cast.table.match.round_id]))
+    response = client.post(reverse("scoring:whistle", args=[NANTONG, cast.table.match.round_id]))
     assert response.status_code == 302
-    html = client.get(table_url("scoring-table", cast.table)).content.decode()
+    html = client.get(table_url("scoring:table", cast.table)).content.decode()
     assert "已鸣哨：打完手中这一副后比级数" in html
 
     client.force_login(cast.foreign_chief)
     anhui_round = cast.foreign_table.match.round_id
-    assert client.post(reverse("scoring-whistle", args=[ANHUI, anhui_round])).status_code == 302
-    html = client.get(table_url("scoring-table", cast.foreign_table, slug=ANHUI)).content.decode()
+    assert client.post(reverse("scoring:whistle", args=[ANHUI, anhui_round])).status_code == 302
+    html = client.get(table_url("scoring:table", cast.foreign_table, slug=ANHUI)).content.decode()
     assert "突然死亡：打A，上游即胜一局" in html
     assert "鸣哨，进入突然死亡法" in html
 
@@ -661,15 +661,15 @@ def qr_modules(svg: str) -> list[list[bool]]:
 
 
 def test_the_qr_code_encodes_the_absolute_url_of_the_table_page(client, cast):
-    response = client.get(table_url("scoring-table-qr", cast.table))
+    response = client.get(table_url("scoring:table-qr", cast.table))
     assert response.status_code == 200
     assert response["Content-Type"].startswith("image/svg+xml")
-    url = "http://testserver" + table_url("scoring-table", cast.table)
+    url = "http://testserver" + table_url("scoring:table", cast.table)
     assert url.endswith(f"/t/{NANTONG}/guandan/tables/{cast.table.pk}/")
     expected = [[bool(v) for v in row] for row in segno.make(url, error="m").matrix]
     assert qr_modules(response.content.decode()) == expected
     # Not the QR code of another table.
-    other = "http://testserver" + table_url("scoring-table", cast.other_table)
+    other = "http://testserver" + table_url("scoring:table", cast.other_table)
     assert qr_modules(response.content.decode()) != [
         [bool(v) for v in row] for row in segno.make(other, error="m").matrix
     ]
@@ -677,7 +677,7 @@ def test_the_qr_code_encodes_the_absolute_url_of_the_table_page(client, cast):
 
 def test_match_json_lists_the_tables_with_their_events_and_the_engine_state(client, cast):
     client.force_login(cast.referee)
-    url = table_url("scoring-deal", cast.table)
+    url = table_url("scoring:deal", cast.table)
     client.post(url, {"deal": "A2", "key": "k1", "version": "0"}, **HTMX)
     client.post(url, {"deal": "B3", "key": "k2", "version": "1"}, **HTMX)
     client.logout()
@@ -697,7 +697,7 @@ def test_match_json_lists_the_tables_with_their_events_and_the_engine_state(clie
 
     # An undone deal is no longer listed; the state follows.
     client.force_login(cast.referee)
-    client.post(table_url("scoring-undo", cast.table), {"version": "2"}, **HTMX)
+    client.post(table_url("scoring:undo", cast.table), {"version": "2"}, **HTMX)
     first = client.get(json_url).json()["tables"][0]
     assert first["events"] == [{"order": list("AABB")}]
     assert first["state"]["levels"] == {"A": "5", "B": "2"}
@@ -714,7 +714,7 @@ def test_the_desk_lists_submitted_tables_oldest_first(client, cast):
     now = timezone.now()
     TableMatch.objects.filter(pk=t1.pk).update(submitted_at=now - dt.timedelta(minutes=1))
     TableMatch.objects.filter(pk=t2.pk).update(submitted_at=now - dt.timedelta(minutes=9))
-    desk = reverse("scoring-desk", args=[NANTONG])
+    desk = reverse("scoring:desk", args=[NANTONG])
 
     assert client.get(desk)["Location"].startswith("/accounts/login/")
     for who in (cast.referee, cast.nobody, cast.foreign_chief):
@@ -726,25 +726,25 @@ def test_the_desk_lists_submitted_tables_oldest_first(client, cast):
     assert response.status_code == 200
     html = response.content.decode()
     waiting = html[html.index("<h2>待确认") :].split("</section>")[0]
-    first, second = (waiting.find(table_url("scoring-table", t)) for t in (t2, t1))
+    first, second = (waiting.find(table_url("scoring:table", t)) for t in (t2, t1))
     assert 0 <= first < second
-    assert table_url("scoring-table", cast.other_table) not in waiting
+    assert table_url("scoring:table", cast.other_table) not in waiting
     # Confirmed tables leave the list.
     confirm_table(table=t2, user=cast.chief)
     html = client.get(desk).content.decode()
     waiting = html[html.index("<h2>待确认") :].split("</section>")[0]
-    assert table_url("scoring-table", t2) not in waiting
-    assert table_url("scoring-table", t1) in waiting
+    assert table_url("scoring:table", t2) not in waiting
+    assert table_url("scoring:table", t1) in waiting
 
 
 def test_the_audit_page_shows_the_actions_to_the_chief_referee_only(client, cast):
     client.force_login(cast.referee)
-    client.post(table_url("scoring-deal", cast.table), {"deal": "A2", "key": "k1"}, **HTMX)
-    client.post(table_url("scoring-time-up", cast.table), {"key": "k2"}, **HTMX)
-    client.post(table_url("scoring-submit", cast.table), **HTMX)
+    client.post(table_url("scoring:deal", cast.table), {"deal": "A2", "key": "k1"}, **HTMX)
+    client.post(table_url("scoring:time-up", cast.table), {"key": "k2"}, **HTMX)
+    client.post(table_url("scoring:submit", cast.table), **HTMX)
     client.force_login(cast.chief)
-    client.post(table_url("scoring-confirm", cast.table), **HTMX)
-    audit = reverse("scoring-audit", args=[NANTONG])
+    client.post(table_url("scoring:confirm", cast.table), **HTMX)
+    audit = reverse("scoring:audit", args=[NANTONG])
     html = client.get(audit).content.decode()
     for action in ("event", "submit", "confirm"):
         assert f"<td>{action}</td>" in html
@@ -761,7 +761,7 @@ def test_the_audit_page_shows_the_actions_to_the_chief_referee_only(client, cast
         assert client.get(audit).status_code == 403
     # The other tournament's audit does not show this one's actions.
     client.force_login(cast.foreign_chief)
-    assert "升3级" not in client.get(reverse("scoring-audit", args=[ANHUI])).content.decode()
+    assert "升3级" not in client.get(reverse("scoring:audit", args=[ANHUI])).content.decode()
 
 
 def test_the_check_in_page_lists_the_missing_pairs_after_ten_minutes(client, cast):
@@ -770,7 +770,7 @@ def test_the_check_in_page_lists_the_missing_pairs_after_ten_minutes(client, cas
     rnd.save(update_fields=["starts_at"])
     _all_but_one_checked_in(cast)
     client.force_login(cast.chief)
-    url = reverse("scoring-checkin", args=[NANTONG, rnd.pk])
+    url = reverse("scoring:checkin", args=[NANTONG, rnd.pk])
     html = client.get(url).content.decode()
     missing = html[html.index("<h2>未签到") :].split("</section>")[0]
     pair = cast.table.home_pair
@@ -786,7 +786,7 @@ def test_the_check_in_page_lists_the_missing_pairs_after_ten_minutes(client, cas
 
 def test_the_checkin_page_marks_the_pairs_already_present(client, cast):
     client.force_login(cast.referee)
-    url = reverse("scoring-checkin", args=[NANTONG, cast.table.match.round_id])
+    url = reverse("scoring:checkin", args=[NANTONG, cast.table.match.round_id])
     client.post(url, {"table": cast.table.pk, "team": "A"})
     html = client.get(url).content.decode()
     home = f"{cast.table.home_pair.first.name}、{cast.table.home_pair.second.name}"

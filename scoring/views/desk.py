@@ -180,7 +180,7 @@ def whistle(request: HttpRequest, slug: str, round_id: int) -> HttpResponse:
     rnd = get_object_or_404(Round, pk=round_id, stage__event__tournament=tournament)
     called = call_time(round=rnd, user=request.user)
     messages.success(request, _("已鸣哨：%(n)s台时间到。") % {"n": len(called)})
-    return redirect("scoring-desk", slug=slug)
+    return redirect("scoring:desk", slug=slug)
 
 
 @login_required
@@ -213,7 +213,7 @@ def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse
             pair = table.home_pair if request.POST.get("team") == "A" else table.away_pair
             if pair is not None:
                 check_in(match=table.match, pair=pair, user=request.user)
-        return redirect("scoring-checkin", slug=slug, round_id=rnd.pk)
+        return redirect("scoring:checkin", slug=slug, round_id=rnd.pk)
     missing = [item for item in missing_pairs(rnd) if chief or item[0] in set(mine)]
     late = rnd.starts_at is not None and timezone.now() >= rnd.starts_at + timezone.timedelta(
         minutes=10

@@ -123,7 +123,7 @@ def _context(
         ],
         "audit": list(table.audit.select_related("actor")[:50]) if chief else [],
         "events_json": json.dumps(events, ensure_ascii=False),
-        "qr_url": reverse("scoring-table-qr", args=[event.tournament.slug, event.slug, table.pk]),
+        "qr_url": reverse("scoring:table-qr", args=[event.tournament.slug, event.slug, table.pk]),
         "poll_seconds": POLL_SECONDS,
     }
 
@@ -165,7 +165,7 @@ def table_qr(request: HttpRequest, slug: str, event_slug: str, table_id: int) ->
 def table_entry_url(request, table: TableMatch) -> str:
     event = table.match.round.stage.event
     return request.build_absolute_uri(
-        reverse("scoring-table", args=[event.tournament.slug, event.slug, table.pk])
+        reverse("scoring:table", args=[event.tournament.slug, event.slug, table.pk])
     )
 
 
@@ -204,7 +204,7 @@ def referee_action(*, chief_only: bool = False):
                 elif flash:
                     messages.success(request, flash)
                 return redirect(
-                    "scoring-table", slug=slug, event_slug=event_slug, table_id=table.pk
+                    "scoring:table", slug=slug, event_slug=event_slug, table_id=table.pk
                 )
             return render(
                 request,

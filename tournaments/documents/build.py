@@ -243,7 +243,7 @@ def scoresheet_context(event: Event, request, *, round_number: int | None = None
         # Room for a 1-hour match on one A4 page; img/deal-rows.svg draws 20 empty rows.
         blank = max(0, 20 - len(rows))
         url = request.build_absolute_uri(
-            reverse("scoring-table", args=[event.tournament.slug, event.slug, table.pk])
+            reverse("scoring:table", args=[event.tournament.slug, event.slug, table.pk])
         )
         sheets.append(
             {
@@ -306,7 +306,7 @@ def _game_sheet(engine, event: Event, table, request, *, position: int) -> dict:
             reason = forfeit_label(payload["forfeit"].get("reason", ""), unknown="")
             notes.append(f"{names.get(team, '')}：弃权" + (f"（{reason}）" if reason else ""))
     url = request.build_absolute_uri(
-        reverse("scoring-table", args=[event.tournament.slug, event.slug, table.pk])
+        reverse("scoring:table", args=[event.tournament.slug, event.slug, table.pk])
     )
     return {
         "position": position,

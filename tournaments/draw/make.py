@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from guandan_cup.inputs import known_user
 from tournaments.draw import progress, signals
 from tournaments.draw.plan import DrawPlan
 from tournaments.draw.rules import groups as group_rules
@@ -67,7 +68,7 @@ def draw_event(
         lots={str(k): v for k, v in (lots or {}).items()},
         seeds={str(k): v for k, v in seeds.items()},
         plan=plan.to_dict(),
-        made_by=progress.known_user(user),
+        made_by=known_user(user),
     )
     ctx = progress.BuildContext(
         event=event, draw=draw, plan=plan, rng=random.Random(seed if seed is not None else 0)
@@ -126,7 +127,7 @@ def undo_draw(*, event: Event, user=None) -> Draw:
     if played.exists():
         raise DrawError("results_entered", _("已有比赛结果，不能撤销抽签。"))
     Stage.objects.filter(draw=draw).delete()
-    draw.undone_at, draw.undone_by = timezone.now(), progress.known_user(user)
+    draw.undone_at, draw.undone_by = timezone.now(), known_user(user)
     draw.save(update_fields=["undone_at", "undone_by"])
     event.drawn_at = None
     event.save(update_fields=["drawn_at"])

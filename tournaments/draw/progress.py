@@ -27,10 +27,6 @@ class BuildContext:
     created: list[Match] = field(default_factory=list)
 
 
-def known_user(user):
-    return user if getattr(user, "is_authenticated", False) else None
-
-
 def slots_of(ctx: BuildContext) -> list:
     first = [m for m in ctx.created if m.round.number == 1 and not m.is_third_place]
     return [pk for m in first for pk in (m.home_id, m.away_id)]

@@ -122,7 +122,7 @@ def _table_json(event: Event, table, match: Match) -> dict:
     state = engine.replay(events)
     data = {
         "id": table.pk,
-        "url": reverse("scoring-table", args=[event.tournament.slug, event.slug, table.pk]),
+        "url": reverse("scoring:table", args=[event.tournament.slug, event.slug, table.pk]),
         "number": table.number,
         "table_number": table.table_number,
         "home": _table_side(table.home_pair, match.home, pair_name),

@@ -264,10 +264,10 @@ def test_the_desk_and_the_officials_page_link_to_the_qr_codes(client, cup, peopl
     assert (
         links_url(cup) in client.get(reverse("manage:officials", args=[cup.slug])).content.decode()
     )
-    assert links_url(cup) in client.get(reverse("scoring-desk", args=[cup.slug])).content.decode()
+    assert links_url(cup) in client.get(reverse("scoring:desk", args=[cup.slug])).content.decode()
     client.force_login(people["arbiter"].user)
     assert (
-        links_url(cup) not in client.get(reverse("scoring-desk", args=[cup.slug])).content.decode()
+        links_url(cup) not in client.get(reverse("scoring:desk", args=[cup.slug])).content.decode()
     )
 
 

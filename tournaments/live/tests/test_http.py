@@ -309,7 +309,7 @@ def test_the_projector_and_board_need_a_fixed_number_of_queries(
     client.force_login(chief)
     cache.clear()
     with django_assert_max_num_queries(14):
-        assert client.get(url("scoring-board")).status_code == 200
+        assert client.get(url("scoring:board")).status_code == 200
     match = Match.objects.filter(round__stage__event=event, round__number=2).first()
     cache.clear()
     with django_assert_max_num_queries(9):
@@ -318,7 +318,7 @@ def test_the_projector_and_board_need_a_fixed_number_of_queries(
     table = open_tables(event)[0]
     cache.clear()
     with django_assert_max_num_queries(8):
-        page = client.get(reverse("scoring-table", args=["big", "teams", table.pk]), **HTMX)
+        page = client.get(reverse("scoring:table", args=["big", "teams", table.pk]), **HTMX)
     assert page.status_code == 200
 
 
@@ -327,9 +327,9 @@ def test_the_projector_and_board_need_a_fixed_number_of_queries(
 
 def test_the_board_is_for_chief_referees_only(client, db):
     make_event(8)
-    assert client.get(url("scoring-board")).status_code == 302
+    assert client.get(url("scoring:board")).status_code == 302
     client.force_login(User.objects.create_user("someone"))
-    assert client.get(url("scoring-board")).status_code == 403
+    assert client.get(url("scoring:board")).status_code == 403
 
 
 def test_the_board_lists_every_table_of_the_round_oldest_unconfirmed_first(client, db, chief):
@@ -347,7 +347,7 @@ def test_the_board_lists_every_table_of_the_round_oldest_unconfirmed_first(clien
     confirm_table(table=TableMatch.objects.get(pk=confirmed.pk), user=chief)
     playing = play_table(tables[4], deals=3)
     client.force_login(chief)
-    html = client.get(url("scoring-board")).content.decode()
+    html = client.get(url("scoring:board")).content.decode()
     assert "半决赛" in html
     rows = html.split('class="board-row ')[1:]
     states = [row.split('"')[0] for row in rows]
@@ -360,38 +360,38 @@ def test_the_board_lists_every_table_of_the_round_oldest_unconfirmed_first(clien
         "board-confirmed",
     ]
     # The first submitted is listed first.
-    assert reverse("scoring-table", args=["big", "teams", first_done.pk]) in rows[0]
-    assert reverse("scoring-table", args=["big", "teams", second_done.pk]) in rows[1]
+    assert reverse("scoring:table", args=["big", "teams", first_done.pk]) in rows[0]
+    assert reverse("scoring:table", args=["big", "teams", second_done.pk]) in rows[1]
     levels = playing.state["levels"]
     assert (
         f"{levels['A']} : {levels['B']}" in rows[2]
         and "打" + playing.state["playing_level"] in rows[2]
     )
     assert "待确认 2" in html and "进行中 1" in html and "未开始 2" in html and "已确认 1" in html
-    part = client.get(url("scoring-board"), **HTMX)
+    part = client.get(url("scoring:board"), **HTMX)
     assert part.content.decode().lstrip().startswith('<div id="board-body"')
     assert (
         client.get(
-            url("scoring-board"), HTTP_IF_NONE_MATCH=part.headers["ETag"], **HTMX
+            url("scoring:board"), HTTP_IF_NONE_MATCH=part.headers["ETag"], **HTMX
         ).status_code
         == 304
     )
     # An earlier round on request.
     first = Match.objects.filter(round__stage__event=event, round__number=1).first()
-    html = client.get(url("scoring-board") + f"?round={first.round_id}").content.decode()
+    html = client.get(url("scoring:board") + f"?round={first.round_id}").content.decode()
     assert "1/4决赛" in html
 
 
 def test_staff_find_the_projector_and_the_board(client, db, chief):
     event = make_event(8)
     html = client.get(url("live:bracket")).content.decode()
-    assert url("live:screen") in html and url("scoring-board") not in html
+    assert url("live:screen") in html and url("scoring:board") not in html
     make_chief(chief, event)
     client.force_login(chief)
     html = client.get(url("live:bracket")).content.decode()
-    assert url("scoring-board") in html
-    desk = client.get(reverse("scoring-desk", args=["big"])).content.decode()
-    assert url("scoring-board") in desk and url("live:screen") in desk
+    assert url("scoring:board") in html
+    desk = client.get(reverse("scoring:desk", args=["big"])).content.decode()
+    assert url("scoring:board") in desk and url("live:screen") in desk
 
 
 # --------------------------------------------------------------------------- table page
@@ -400,7 +400,7 @@ def test_staff_find_the_projector_and_the_board(client, db, chief):
 def test_spectators_watch_a_table_update_itself_and_referees_get_their_own_page(client, db):
     event = make_event(8)
     table = play_table(open_tables(event)[0], deals=1)
-    page_url = reverse("scoring-table", args=["big", "teams", table.pk])
+    page_url = reverse("scoring:table", args=["big", "teams", table.pk])
     html = client.get(page_url).content.decode()
     assert f'hx-get="{page_url}"' in html
     part = client.get(page_url, **HTMX)

@@ -102,7 +102,7 @@ def _live_urls(table: TableMatch) -> list[str]:
         reverse("live:screen", args=event),
         reverse("live:match", args=[*event, table.match_id]),
         reverse("live:match-json", args=[*event, table.match_id]),
-        reverse("scoring-table", args=[*event, table.pk]),
+        reverse("scoring:table", args=[*event, table.pk]),
         reverse("tournaments:detail", args=[NANTONG]),
         reverse("tournaments:list"),
     ]
@@ -182,10 +182,10 @@ def test_a_deal_answers_as_committed_and_a_resend_records_nothing_more(cache_dow
     bracket = reverse("live:bracket-json", args=[NANTONG, "guandan"])
     before = Client().get(bracket)
     deal = {"deal": "A2", "key": "deal-1", "version": "0"}
-    response = client.post(_table_url("scoring-deal", table), deal, **HTMX)
+    response = client.post(_table_url("scoring:deal", table), deal, **HTMX)
     assert response.status_code == 200
     # The phone did not hear the answer and sends the same deal again.
-    resent = client.post(_table_url("scoring-deal", table), deal, **HTMX)
+    resent = client.post(_table_url("scoring:deal", table), deal, **HTMX)
     assert resent.status_code == 200
     events = TableEvent.objects.filter(table=table)
     assert [e.payload for e in events] == [{"order": list("AABB")}]
@@ -202,20 +202,20 @@ def test_undo_time_up_submit_and_confirm_go_through_and_move_the_bracket(cache_d
     client.force_login(referee)
     url = _table_url
     assert (
-        client.post(url("scoring-deal", table), {"deal": "A2", "key": "d1"}, **HTMX).status_code
+        client.post(url("scoring:deal", table), {"deal": "A2", "key": "d1"}, **HTMX).status_code
         == 200
     )
-    assert client.post(url("scoring-undo", table), **HTMX).status_code == 200
+    assert client.post(url("scoring:undo", table), **HTMX).status_code == 200
     assert (
-        client.post(url("scoring-deal", table), {"deal": "A2", "key": "d2"}, **HTMX).status_code
+        client.post(url("scoring:deal", table), {"deal": "A2", "key": "d2"}, **HTMX).status_code
         == 200
     )
-    assert client.post(url("scoring-time-up", table), {"key": "t1"}, **HTMX).status_code == 200
-    assert client.post(url("scoring-submit", table), **HTMX).status_code == 200
+    assert client.post(url("scoring:time-up", table), {"key": "t1"}, **HTMX).status_code == 200
+    assert client.post(url("scoring:submit", table), **HTMX).status_code == 200
     bracket = reverse("live:bracket-json", args=[NANTONG, "guandan"])
     before = Client().get(bracket)
     client.force_login(chief)
-    confirmed = client.post(url("scoring-confirm", table), **HTMX)
+    confirmed = client.post(url("scoring:confirm", table), **HTMX)
     assert confirmed.status_code == 200
     table.refresh_from_db()
     assert table.status == TableMatch.Status.CONFIRMED

@@ -17,7 +17,10 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
-bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
+# Loopback unless told: a proxy on this host reaches it, nobody else does. The Docker image
+# sets 0.0.0.0:8000 (the compose network, no published port); a second server binds its
+# private address, with a firewall that lets only the proxy in (README).
+bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY") or 2 * _cpus() + 1)
 worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
 threads = int(os.environ.get("GUNICORN_THREADS", "4"))

@@ -1,22 +1,33 @@
-"""Accounts: login throttling (django-axes), the CSRF failure page and "log out everywhere".
+"""Accounts: login throttling (django-axes, plus a limit per address across usernames), the
+client's address behind trusted proxies, the CSRF failure page and "log out everywhere".
 
 Who may do what once logged in is in ``tournaments.access`` and docs/permissions.md.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import logging
+from functools import lru_cache
+
 from axes.backends import AxesStandaloneBackend
+from axes.exceptions import AxesBackendPermissionDenied
+from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
-from django.contrib.sessions.models import Session
+from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
+
+from guandan_cup.passwords import end_sessions
+
+logger = logging.getLogger(__name__)
 
 
 class LoginThrottleBackend(AxesStandaloneBackend):
@@ -29,26 +40,96 @@ class LoginThrottleBackend(AxesStandaloneBackend):
     def authenticate(self, request, username=None, password=None, **kwargs):
         if request is None:
             return None
+        if settings.AXES_ENABLED and address_locked(request):
+            # As django-axes does for a locked username: the lockout page (429), and the
+            # attempt is recorded as one more failure.
+            request.axes_locked_out = True
+            request.login_address_locked = True
+            raise AxesBackendPermissionDenied("too many failed logins from this address")
         return super().authenticate(request, username=username, password=password, **kwargs)
+
+
+def _address(text: str):
+    try:
+        return ipaddress.ip_address(text.strip())
+    except ValueError:
+        return None
+
+
+@lru_cache(maxsize=8)
+def _networks(entries: tuple[str, ...]) -> tuple:
+    networks = []
+    for entry in entries:
+        try:
+            networks.append(ipaddress.ip_network(entry.strip(), strict=False))
+        except ValueError:
+            logger.error("TRUSTED_PROXIES: %r is not an address or a network; ignored.", entry)
+    return tuple(networks)
+
+
+def is_trusted_proxy(address) -> bool:
+    """Whether ``address`` (text or an ip_address) is one of settings.TRUSTED_PROXIES."""
+    if isinstance(address, str):
+        address = _address(address)
+    if address is None:
+        return False
+    address = getattr(address, "ipv4_mapped", None) or address
+    return any(address in network for network in _networks(tuple(settings.TRUSTED_PROXIES)))
+
+
+_warned_untrusted: set[str] = set()
 
 
 def client_ip(request: HttpRequest) -> str | None:
     """The visitor's address for login throttling.
 
-    Without a proxy it is REMOTE_ADDR. Behind PROXY_COUNT trusted proxies it is the entry
-    the first of them appended to X-Forwarded-For: counted from the right, so a client
-    cannot choose its own address by sending the header itself.
+    REMOTE_ADDR, unless it is a trusted proxy (settings.TRUSTED_PROXIES) and PROXY_COUNT
+    proxies stand in front of the app: then X-Forwarded-For is read from the right, one
+    entry per proxy, and each entry is believed only if the hop that added it is trusted
+    itself. So a client that reaches the app directly, or sends the header itself, cannot
+    choose the address it is counted under.
     """
+    remote = request.META.get("REMOTE_ADDR")
     count = settings.PROXY_COUNT
-    if count > 0:
-        forwarded = [
-            part.strip()
-            for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
-            if part.strip()
-        ]
-        if len(forwarded) >= count:
-            return forwarded[-count]
-    return request.META.get("REMOTE_ADDR")
+    header = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    if count <= 0 or remote is None:
+        return remote
+    if not is_trusted_proxy(remote):
+        if header and remote not in _warned_untrusted and len(_warned_untrusted) < 16:
+            _warned_untrusted.add(remote)
+            logger.warning(
+                "X-Forwarded-For from %s, which TRUSTED_PROXIES does not name, is ignored: "
+                "its requests are counted under %s. If it is your proxy, add it to "
+                "TRUSTED_PROXIES.",
+                remote,
+                remote,
+            )
+        return remote
+    forwarded = [part for part in header.split(",") if part.strip()]
+    address = remote
+    for _hop in range(count):
+        if not forwarded or not is_trusted_proxy(address):
+            break
+        entry = _address(forwarded.pop())
+        if entry is None:  # a proxy that forwards nonsense: count the proxy
+            break
+        address = str(entry)
+    return address
+
+
+def address_locked(request: HttpRequest) -> bool:
+    """Password spraying: LOGIN_ADDRESS_FAILURE_LIMIT failed logins from one address within
+    the cool-off, whatever the usernames, refuse every login from it until they age out
+    (django-axes itself counts one username on one address)."""
+    address = getattr(request, "axes_ip_address", None) or client_ip(request)
+    limit = settings.LOGIN_ADDRESS_FAILURE_LIMIT
+    if not address or not limit:
+        return False
+    since = timezone.now() - settings.AXES_COOLOFF_TIME
+    failures = AccessAttempt.objects.filter(ip_address=address, attempt_time__gt=since).aggregate(
+        total=Sum("failures_since_start")
+    )["total"]
+    return (failures or 0) >= limit
 
 
 def lockout_minutes() -> int:
@@ -57,10 +138,16 @@ def lockout_minutes() -> int:
 
 def lockout_response(request, original_response=None, credentials=None) -> HttpResponse:
     """The login page again, with a plain message instead of the form's error (HTTP 429)."""
-    message = _(
-        "登录失败次数过多：该用户名在这台设备上已暂时锁定，请%(minutes)s分钟后再试。"
-        "忘记密码请联系组织者重设。"
-    ) % {"minutes": lockout_minutes()}
+    if getattr(request, "login_address_locked", False):
+        message = _(
+            "这台设备登录失败次数过多，已暂时锁定，请%(minutes)s分钟后再试。"
+            "忘记密码请联系组织者重设。"
+        ) % {"minutes": lockout_minutes()}
+    else:
+        message = _(
+            "登录失败次数过多：该用户名在这台设备上已暂时锁定，请%(minutes)s分钟后再试。"
+            "忘记密码请联系组织者重设。"
+        ) % {"minutes": lockout_minutes()}
     context = {
         "form": AuthenticationForm(request),
         "locked_message": message,
@@ -72,16 +159,6 @@ def lockout_response(request, original_response=None, credentials=None) -> HttpR
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """A refused form (no or a stale CSRF token): say what to do, in the user's language."""
     return render(request, "csrf_failure.html", {"reason": reason}, status=403)
-
-
-def end_sessions(user) -> int:
-    """Delete every unexpired session of ``user`` (database sessions); returns how many."""
-    ended = 0
-    for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator():
-        if session.get_decoded().get("_auth_user_id") == str(user.pk):
-            session.delete()
-            ended += 1
-    return ended
 
 
 @login_required

@@ -5,22 +5,54 @@ With nothing set the app runs in development mode on a SQLite file under ``var/`
 """
 
 import datetime as dt
-import os
 import sys
 from pathlib import Path
 
+import environ
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
-from guandan_cup.env import env_bool, env_list, parse_cache_url, parse_database_url
+
+class Env(environ.Env):
+    """django-environ, with two differences: a boolean it cannot read is refused at start (a
+    typo such as ``SECURE_SSL_REDIRECT=ture`` must not quietly mean "off"), and a value
+    starting with ``$`` is taken as it is (a secret key or password may start with one;
+    django-environ would read it as the name of another variable)."""
+
+    BOOLEAN_FALSE_STRINGS = ("false", "off", "no", "n", "0", "")
+
+    def get_value(self, var, cast=None, default=environ.Env.NOTSET, parse_default=False):
+        raw = self.ENVIRON.get(var)
+        if isinstance(raw, str) and raw.startswith("$"):
+            return self.parse_value(raw, cast or str)
+        return super().get_value(var, cast=cast, default=default, parse_default=parse_default)
+
+    def bool(self, var, default=environ.Env.NOTSET):
+        raw = self.ENVIRON.get(var)
+        if raw is not None and raw.strip().lower() not in (
+            *self.BOOLEAN_TRUE_STRINGS,
+            *self.BOOLEAN_FALSE_STRINGS,
+        ):
+            raise ImproperlyConfigured(
+                f"{var}={raw!r} is not a boolean; use 1/0, true/false, yes/no."
+            )
+        return super().bool(var, default=default)
+
+    def names(self, var, default):
+        """A comma-separated list, each item stripped, empty items dropped."""
+        return [item.strip() for item in self.list(var, default=default) if item.strip()]
+
+
+env = Env()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
+VAR_DIR = Path(env.str("VAR_DIR", default=str(BASE_DIR / "var")))
 
-DEBUG = env_bool("DEBUG", default=False)
+DEBUG = env.bool("DEBUG", default=False)
 # Under pytest the suite runs with production-like settings, minus HTTPS redirects.
-TESTING = env_bool("TESTING", default="pytest" in sys.modules)
+TESTING = env.bool("TESTING", default="pytest" in sys.modules)
 
-SECRET_KEY = os.environ.get("SECRET_KEY", "")
+SECRET_KEY = env.str("SECRET_KEY", default="")
 if not SECRET_KEY and (DEBUG or TESTING):
     # Development and tests only: a fixed key so sessions survive restarts of `make run`.
     SECRET_KEY = "django-insecure-development-only-key-never-use-in-production-guandan"
@@ -32,8 +64,8 @@ SECRET_KEY_MISSING_MESSAGE = (
     "or set DEBUG=1 for local development."
 )
 
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"] if DEBUG else [])
-CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", default=[])
+ALLOWED_HOSTS = env.names("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = env.names("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -89,15 +121,26 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "guandan_cup.wsgi.application"
 
-DATABASE_URL = os.environ.get("DATABASE_URL", "")
-DATABASES = {
-    "default": parse_database_url(DATABASE_URL)
-    if DATABASE_URL
-    else {"ENGINE": "django.db.backends.sqlite3", "NAME": VAR_DIR / "guandan_cup.sqlite3"}
-}
+# DATABASE_URL: postgres://user:pass@host:5432/name[?sslmode=require] or sqlite:///path.db
+# (parsed by django-environ); unset or empty, a SQLite file under VAR_DIR.
+DATABASE_URL = env.str("DATABASE_URL", default="")
+if DATABASE_URL:
+    _engine = env.DB_SCHEMES.get(DATABASE_URL.partition(":")[0])
+    if _engine not in ("django.db.backends.postgresql", "django.db.backends.sqlite3"):
+        raise ImproperlyConfigured(
+            f"DATABASE_URL scheme {DATABASE_URL.partition(':')[0]!r} is not supported; "
+            "use postgres://user@host:5432/name or sqlite:///path/to/file.db"
+        )
+    DATABASES = {"default": env.db_url_config(DATABASE_URL)}
+    if not DATABASES["default"]["NAME"]:
+        raise ImproperlyConfigured("DATABASE_URL names no database (…:5432/NAME).")
+else:
+    DATABASES = {
+        "default": {"ENGINE": "django.db.backends.sqlite3", "NAME": VAR_DIR / "guandan_cup.sqlite3"}
+    }
 if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # Reuse connections between requests; health checks drop ones the server closed.
-    DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("CONN_MAX_AGE", "60"))
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 else:
     # Zero-setup default: make sure the SQLite file's folder exists on a fresh clone.
@@ -107,26 +150,54 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The cache holds each event's version stamp and the live fragments rendered for it
 # (tournaments/live.py). Local memory by default: one process, development. In production
 # set CACHE_URL (or REDIS_URL) to one Redis that every app server shares — nothing the
-# live pages need is then kept in a single process. Tests always use local memory; the
-# Redis test points the cache at REDIS_URL itself.
-CACHE_URL = "" if TESTING else (os.environ.get("CACHE_URL") or os.environ.get("REDIS_URL") or "")
+# live pages need is then kept in a single process. The cache is an optimisation, never a
+# dependency: with Redis unreachable every operation degrades to a miss or a no-op
+# (guandan_cup/cache.py) and the pages are rendered from the database.
+# Tests use local memory whatever CACHE_URL says (the Redis test points the cache at
+# REDIS_URL itself), unless TEST_CACHE_URL names a cache: `make test-cache-down` runs the
+# live, write and confirmation tests again with it at a closed port.
+CACHE_URL = (
+    env.str("TEST_CACHE_URL", default="")
+    if TESTING
+    else (env.str("CACHE_URL", default="") or env.str("REDIS_URL", default=""))
+)
+
+
+def cache_config(url: str) -> dict:
+    """A CACHES entry from ``redis://host:6379/0`` (also ``rediss://``, ``unix://``),
+    ``locmem://`` or ``dummy://``; django-environ parses the URL."""
+    scheme = url.partition(":")[0]
+    if scheme == "unix":
+        return {"BACKEND": "guandan_cup.cache.RedisCache", "LOCATION": url}
+    if scheme in ("redis", "rediss"):
+        # Django's own Redis backend, keeping its client object (guandan_cup/cache.py).
+        return {**env.cache_url_config(url), "BACKEND": "guandan_cup.cache.RedisCache"}
+    if scheme in ("locmem", "dummy"):
+        config = env.cache_url_config(f"{scheme}cache{url[len(scheme) :]}")
+        return {**config, "LOCATION": config["LOCATION"] or "guandan-cup"}
+    raise ImproperlyConfigured(
+        f"cache URL scheme {scheme!r} is not supported; "
+        "use redis://host:6379/0, locmem:// or dummy://"
+    )
+
+
 CACHES = {
     "default": {
         **(
-            parse_cache_url(CACHE_URL)
+            cache_config(CACHE_URL)
             if CACHE_URL
             else {
                 "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
                 "LOCATION": "guandan-cup",
             }
         ),
-        "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "gc"),
+        "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="gc"),
         "TIMEOUT": 3600,
     }
 }
 # How long a process may reuse the event version stamp it last read from the cache before
 # asking again (tournaments/live.py): every app server sees a change within this time.
-LIVE_STAMP_MEMO_SECONDS = 0 if TESTING else float(os.environ.get("LIVE_STAMP_MEMO_SECONDS", "1"))
+LIVE_STAMP_MEMO_SECONDS = 0 if TESTING else env.float("LIVE_STAMP_MEMO_SECONDS", default=1.0)
 
 # Accounts (docs/permissions.md). Organisers, chief referees and team leaders have real
 # passwords: at least 10 characters, not like the username, not common, not all digits.
@@ -148,8 +219,8 @@ AUTHENTICATION_BACKENDS = [
 # Login throttling (django-axes): 5 failures for one username from one address lock that
 # pair out for 15 minutes; a success clears the count. Another address, or another
 # username, is not affected, so a typo-prone referee does not lock out the whole hall.
-AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
-AXES_COOLOFF_TIME = dt.timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = dt.timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "guandan_cup.accounts.lockout_response"
@@ -157,17 +228,25 @@ AXES_CLIENT_IP_CALLABLE = "guandan_cup.accounts.client_ip"
 AXES_VERBOSE = False
 # Behind a reverse proxy every request comes from the proxy: the client's address is the
 # one the proxy appended to X-Forwarded-For (PROXY_COUNT proxies in front of the app).
-PROXY_COUNT = int(
-    os.environ.get(
-        "PROXY_COUNT", "1" if env_bool("SECURE_PROXY_SSL_HEADER_ENABLED", default=False) else "0"
-    )
+PROXY_COUNT = env.int(
+    "PROXY_COUNT", default=1 if env.bool("SECURE_PROXY_SSL_HEADER_ENABLED", default=False) else 0
 )
+# …but X-Forwarded-For is believed only from these proxies (addresses or networks,
+# comma-separated; loopback by default): a client that reaches the app server itself cannot
+# choose the address it is throttled under. The app server should listen only where the
+# proxy reaches it (docker-compose.yml: the compose network; README: two servers).
+TRUSTED_PROXIES = env.names("TRUSTED_PROXIES", default=["127.0.0.1", "::1"])
+# Password spraying: this many failed logins from one address within the cool-off, whatever
+# the usernames, lock that address out (0: no such limit).
+LOGIN_ADDRESS_FAILURE_LIMIT = env.int("LOGIN_ADDRESS_FAILURE_LIMIT", default=20)
 
 # Sessions live in the database, so "log out everywhere" can find and end them all, and
 # every app server sees the same logins. A login lasts one tournament day; a referee's
 # one-time link ends at midnight of its day.
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_AGE = 12 * 60 * 60
+# A one-time link to choose a new password (guandan_cup/passwords.py) lasts no longer.
+PASSWORD_RESET_TIMEOUT = 12 * 60 * 60
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_FAILURE_VIEW = "guandan_cup.accounts.csrf_failure"
@@ -214,21 +293,24 @@ SECURE_CSP = {
 }
 
 # Production hardening. Behind a TLS-terminating proxy set SECURE_PROXY_SSL_HEADER_ENABLED=1.
-if env_bool("SECURE_PROXY_SSL_HEADER_ENABLED", default=False):
+if env.bool("SECURE_PROXY_SSL_HEADER_ENABLED", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=not (DEBUG or TESTING))
-SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", default=not (DEBUG or TESTING))
-CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", default=not (DEBUG or TESTING))
-SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0" if DEBUG else "31536000"))
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not (DEBUG or TESTING))
+# The health checks of the proxy and the container ask over plain HTTP, inside.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not (DEBUG or TESTING))
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not (DEBUG or TESTING))
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
-SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=not DEBUG)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=not DEBUG)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
 # Uploads: the Excel registration form is the only file a user sends (5 MB at most, checked
-# again by tournaments.registration.spreadsheets); anything much larger is refused before it is read.
-MAX_REQUEST_BYTES = int(os.environ.get("MAX_REQUEST_BYTES", str(6 * 1024 * 1024)))
+# again by tournaments.registration.spreadsheets); anything much larger is refused before
+# it is read.
+MAX_REQUEST_BYTES = env.int("MAX_REQUEST_BYTES", default=6 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 
 
@@ -236,7 +318,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
         "django.request": {"level": "WARNING"},
         # WeasyPrint narrates every rendering step at INFO.

@@ -953,6 +953,7 @@ READ_ONLY = {
     "accounts-home",
     "password_change_done",
     "healthz",
+    "readyz",
     "live:screen",
     "scoring:board",
 }
@@ -1225,6 +1226,7 @@ def test_a_post_to_a_page_that_only_reads_changes_nothing(client, world, name, f
         "scoring:board": [world.nantong.slug, "guandan"],
         "live:screen": [world.nantong.slug, "guandan"],
         "healthz": [],
+        "readyz": [],
         "accounts-home": [],
         "password_change_done": [],
         "live:bracket": [world.nantong.slug, "guandan"],

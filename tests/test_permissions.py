@@ -256,6 +256,7 @@ ARGS: dict[str, Callable] = {
     "live:screen": _nantong_event,
     "scoring:board": _nantong_event,
     "healthz": lambda w: {},
+    "readyz": lambda w: {},
     "live:bracket-json": _nantong_event,
     "live:match": lambda w: {**_nantong_event(w), "match_id": w.match.pk},
     "live:match-json": lambda w: {**_nantong_event(w), "match_id": w.match.pk},
@@ -311,6 +312,7 @@ ARGS: dict[str, Callable] = {
 # below), so a view that starts writing cannot stay in this list unnoticed.
 PUBLIC = {
     "healthz",
+    "readyz",
     "live:screen",
     "tournaments:list",
     "tournaments:detail",

@@ -156,6 +156,7 @@ def _public_urls() -> dict[str, list[str]]:
     ):
         urls[name] = [reverse(name, args=[NANTONG, *event])]
     urls["healthz"] = [reverse("healthz")]
+    urls["readyz"] = [reverse("readyz")]
     return urls
 
 

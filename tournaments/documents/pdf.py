@@ -32,7 +32,18 @@ CJK_FONT_HINT = "sudo apt-get install fonts-noto-cjk  (or fonts-wqy-microhei)"
 
 @lru_cache(maxsize=1)
 def installed_cjk_fonts() -> tuple[str, ...]:
-    """Family names of the Chinese-capable fonts fontconfig knows, or () if none/unknown."""
+    """The Chinese fonts the PDFs can use: the families that static/css/pdf.css names and
+    fontconfig has with Chinese coverage, or () if none/unknown. Any other Chinese-capable
+    font (Droid Sans Fallback, say) does not count: the stylesheet never asks for it, so the
+    PDFs would not embed it as a CJK font."""
+    import re
+
+    css = (settings.BASE_DIR / "static" / "css" / "pdf.css").read_text(encoding="utf-8")
+    wanted = {
+        family
+        for declaration in re.findall(r"font-family:([^;]+);", css)
+        for family in re.findall(r'"([^"]+)"', declaration)
+    }
     fc_list = shutil.which("fc-list")
     if not fc_list:
         return ()
@@ -42,7 +53,10 @@ def installed_cjk_fonts() -> tuple[str, ...]:
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return ()
-    return tuple(sorted({line.split(",")[0].strip() for line in out.splitlines() if line.strip()}))
+    # One line per font; a family may be listed under several names ("WenQuanYi Micro
+    # Hei,文泉驿微米黑").
+    names = {name.strip() for line in out.splitlines() for name in line.split(",")}
+    return tuple(sorted(wanted & names))
 
 
 logger = logging.getLogger(__name__)

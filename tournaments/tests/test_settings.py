@@ -3,54 +3,7 @@ import os
 import subprocess
 import sys
 
-import pytest
 from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
-
-from guandan_cup.env import env_bool, parse_database_url
-
-
-def test_it_parses_a_postgres_url_with_credentials_and_options():
-    config = parse_database_url("postgres://user:p%40ss@db.example:6543/guandan?sslmode=require")
-    assert config == {
-        "ENGINE": "django.db.backends.postgresql",
-        "NAME": "guandan",
-        "USER": "user",
-        "PASSWORD": "p@ss",
-        "HOST": "db.example",
-        "PORT": "6543",
-        "OPTIONS": {"sslmode": "require"},
-    }
-
-
-def test_it_parses_the_trust_auth_url_of_the_development_machines():
-    config = parse_database_url("postgres://postgres@127.0.0.1:5432/guandan_cup")
-    assert config["USER"] == "postgres"
-    assert config["PASSWORD"] == ""
-    assert config["HOST"] == "127.0.0.1"
-    assert config["PORT"] == "5432"
-    assert config["PORT"] == "5432"
-    assert "OPTIONS" not in config
-
-
-@pytest.mark.parametrize(
-    ("url", "name"),
-    [("sqlite:///var/x.sqlite3", "var/x.sqlite3"), ("sqlite:////tmp/x.sqlite3", "/tmp/x.sqlite3")],
-)
-def test_it_parses_sqlite_urls(url, name):
-    assert parse_database_url(url) == {"ENGINE": "django.db.backends.sqlite3", "NAME": name}
-
-
-@pytest.mark.parametrize("url", ["mysql://root@localhost/x", "postgres://host:5432/", "nonsense"])
-def test_it_rejects_unsupported_database_urls_with_a_clear_message(url):
-    with pytest.raises(ImproperlyConfigured, match="DATABASE_URL"):
-        parse_database_url(url)
-
-
-def test_it_rejects_a_boolean_it_cannot_read(monkeypatch):
-    monkeypatch.setenv("DEBUG", "maybe")
-    with pytest.raises(ImproperlyConfigured, match="DEBUG"):
-        env_bool("DEBUG", default=False)
 
 
 def test_the_interface_is_chinese_first_in_shanghai_time():
@@ -212,31 +165,6 @@ def test_check_deploy_is_clean_behind_a_tls_proxy_too():
 def test_the_test_suite_runs_with_login_throttling_on():
     assert settings.AXES_ENABLED is True
     assert settings.AUTHENTICATION_BACKENDS[0] == "guandan_cup.accounts.LoginThrottleBackend"
-
-
-@pytest.mark.parametrize(
-    ("url", "backend"),
-    [
-        ("redis://127.0.0.1:6379/0", "guandan_cup.cache.RedisCache"),
-        ("rediss://:secret@cache.example:6380/1", "guandan_cup.cache.RedisCache"),
-        ("locmem://", "django.core.cache.backends.locmem.LocMemCache"),
-        ("dummy://", "django.core.cache.backends.dummy.DummyCache"),
-    ],
-)
-def test_it_parses_cache_urls(url, backend):
-    from guandan_cup.env import parse_cache_url
-
-    config = parse_cache_url(url)
-    assert config["BACKEND"] == backend
-    if "Redis" in backend:
-        assert config["LOCATION"] == url
-
-
-def test_it_rejects_an_unsupported_cache_url():
-    from guandan_cup.env import parse_cache_url
-
-    with pytest.raises(ImproperlyConfigured, match="cache URL"):
-        parse_cache_url("memcached://127.0.0.1:11211")
 
 
 def _settings_in_production(**env):

@@ -1,3 +1,5 @@
+"""Per-request middleware of the project: the interface language and the size of a request."""
+
 from django.conf import settings
 from django.middleware.locale import LocaleMiddleware
 from django.utils import translation

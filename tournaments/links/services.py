@@ -32,6 +32,11 @@ class LoginLinkError(Exception):
         self.message = message
 
 
+# A link serves the tournament's days: at most this many days after the tournament's day
+# (or today, once that has passed); a date years ahead is a slip, not a plan.
+LAST_DAY_AFTER = 7
+
+
 def end_of_day(day: dt.date) -> dt.datetime:
     """23:59 in Shanghai on ``day``: the tournament day's end, whatever the server's zone."""
     return dt.datetime.combine(day, dt.time(23, 59), tzinfo=SHANGHAI)
@@ -80,6 +85,13 @@ def login_link_create(
             _("一次性登录链接只发给裁判；%(name)s请用自己的密码登录。") % {"name": official.name},
         )
     day = day or default_day(official.tournament, now)
+    last = default_day(official.tournament, now) + dt.timedelta(days=LAST_DAY_AFTER)
+    if day > last:
+        raise LoginLinkError(
+            "day_too_late",
+            _("一次性登录链接最晚用到%(last)s（比赛日后%(n)s天）；%(day)s太远了。")
+            % {"last": last.isoformat(), "n": LAST_DAY_AFTER, "day": day.isoformat()},
+        )
     expires_at = end_of_day(day)
     if expires_at <= now:
         raise LoginLinkError(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 import segno
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -14,6 +15,7 @@ from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
@@ -130,8 +132,11 @@ def redeem(request: HttpRequest, token: str) -> HttpResponse:
             return _refused(request, err.code)
         user = link.official.user
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        # The login ends with the day the link was made for, whatever the session length.
-        request.session.set_expiry(link.expires_at)
+        # The login ends with the day the link was made for, and never lasts longer than
+        # any session may (SESSION_COOKIE_AGE, 12 hours).
+        request.session.set_expiry(
+            min(link.expires_at, timezone.now() + dt.timedelta(seconds=settings.SESSION_COOKIE_AGE))
+        )
         messages.success(
             request,
             _("欢迎，%(name)s：已登录为%(tournament)s的裁判。")

@@ -127,6 +127,20 @@ def test_a_day_that_has_passed_or_cannot_be_read_is_refused(client, cup, people)
     assert not LoginLink.objects.exists()
 
 
+@pytest.mark.parametrize("days_after", [8, 3000])
+def test_a_day_far_after_the_tournament_is_refused(client, cup, people, days_after):
+    client.force_login(people["organiser"].user)
+    first = max(cup.starts_on, timezone.localdate())
+    day = first + dt.timedelta(days=days_after)
+    response = make_link(client, cup, people["referee"], day=day.isoformat())
+    assert response.status_code == 422
+    assert "最晚用到" in response.content.decode()
+    assert make_link(client, cup, people["referee"], day="9999-12-31").status_code == 422
+    assert not LoginLink.objects.exists()
+    last = first + dt.timedelta(days=7)
+    assert make_link(client, cup, people["referee"], day=last.isoformat()).status_code == 200
+
+
 def test_links_are_for_referees_only(client, cup, people):
     client.force_login(people["organiser"].user)
     response = make_link(client, cup, people["arbiter"])
@@ -194,7 +208,9 @@ def test_a_link_logs_its_referee_in_once_until_the_end_of_the_day(client, cup, t
     assert response.status_code == 302
     assert response["Location"] == cup.get_absolute_url()
     assert who(client) == "liangyong"
-    assert client.session.get_expiry_date() == end_of_day(cup.starts_on)
+    # Until the end of the day, and never beyond the 12 hours any session may last.
+    ends = min(end_of_day(cup.starts_on), timezone.now() + dt.timedelta(hours=12))
+    assert abs(client.session.get_expiry_date() - ends) < dt.timedelta(seconds=5)
     assert LoginLink.objects.get().used_at is not None
 
     again = Client()

@@ -34,6 +34,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.messages import constants as message_levels
 from django.db import transaction
+from django.db.models import Q
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -420,6 +421,7 @@ class Endpoint:
     data: Callable[[World], st.SearchStrategy[dict]]
     htmx: bool = False
     creates_users: bool = False
+    resets_passwords: bool = False  # of this tournament's leaders and officials, nothing else
     upload: bool = False
     prepare: Callable[[World], None] | None = None  # the state in which the URL can succeed
 
@@ -705,6 +707,17 @@ ENDPOINTS: dict[str, Endpoint] = {
             {"username": value("leader-new", "fuzz-leader"), "password": value("Leader-2026-pass")}
         ),
         creates_users=True,
+    ),
+    "manage:reset-password": Endpoint(
+        "organiser",
+        "cup",
+        lambda w, d: _cup(
+            w,
+            "manage:reset-password",
+            d.draw(st.sampled_from([w.leader.pk, w.organiser.pk, w.chief.pk] + w.ids["user"])),
+        ),
+        lambda w: form({"confirm": value("1", ""), "back": value("units", "officials")}),
+        resets_passwords=True,
     ),
     "manage:officials": Endpoint(
         "organiser",
@@ -1083,6 +1096,17 @@ def check_changes(endpoint: Endpoint, w: World, before, after):
     }[endpoint.actor]
     for name, pk, old, new in changes(before, after):
         if name == "auth.user":
+            if endpoint.resets_passwords and old is not None and new is not None:
+                changed = {k for k in new if old.get(k) != new[k]}
+                people = set(
+                    User.objects.filter(
+                        Q(led_units__tournament=tournament)
+                        | Q(official_roles__tournament=tournament)
+                    ).values_list("pk", flat=True)
+                )
+                assert changed == {"password"} and pk in people, f"an account changed: {changed}"
+                assert not new.get("is_staff") and not new.get("is_superuser")
+                continue
             assert endpoint.creates_users and old is None, f"an account changed: {old} -> {new}"
             continue
         tid = owner(name, new if new is not None else old, before, after)

@@ -16,6 +16,11 @@ urlpatterns = [
     path("manage/entries/", views.entries, name="entries"),
     path("manage/officials/", views.officials, name="officials"),
     path(
+        "manage/accounts/<int:user_id>/reset-password/",
+        views.reset_password,
+        name="reset-password",
+    ),
+    path(
         "<slug:event_slug>/entries/template.xlsx", views.entries_template, name="entries-template"
     ),
     path("<slug:event_slug>/entries/export.xlsx", views.entries_export, name="entries-export"),

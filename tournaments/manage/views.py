@@ -9,9 +9,11 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from guandan_cup import passwords
 from tournaments.access import get_event, organiser_required
 from tournaments.manage.forms import (
     EventForm,
@@ -167,6 +169,46 @@ def add_leader(request: HttpRequest, tournament: Tournament, unit_id: int) -> Ht
             for error in errors:
                 messages.error(request, f"{unit.name}：{error}")
     return redirect("manage:units", slug=tournament.slug)
+
+
+def _people_of(tournament: Tournament):
+    """The accounts of this tournament's team leaders and officials (never staff)."""
+    return (
+        get_user_model()
+        .objects.filter(
+            Q(led_units__tournament=tournament) | Q(official_roles__tournament=tournament)
+        )
+        .filter(is_staff=False, is_superuser=False)
+        .distinct()
+    )
+
+
+@organiser_required
+@require_POST
+def reset_password(request: HttpRequest, tournament: Tournament, user_id: int) -> HttpResponse:
+    """A leader or an official lost their password: a new one, shown once, to hand over in
+    person (an offline hall has no e-mail). Their other sessions end."""
+    user = get_object_or_404(_people_of(tournament), pk=user_id)
+    back = "manage:officials" if request.POST.get("back") == "officials" else "manage:units"
+    if request.POST.get("confirm") != "1":
+        messages.error(request, _("重置密码须先勾选“确认重置”。"))
+        return redirect(back, slug=tournament.slug)
+    password = passwords.reset_password(user=user, by=request.user)
+    official = Official.objects.filter(tournament=tournament, user=user).first()
+    name = official.name if official else user.get_username()
+    response = render(
+        request,
+        "tournaments/manage/new_password.html",
+        {
+            "tournament": tournament,
+            "account": user,
+            "name": name,
+            "password": password,
+            "back": back,
+        },
+    )
+    add_never_cache_headers(response)  # the password is shown once, never kept by a cache
+    return response
 
 
 @organiser_required

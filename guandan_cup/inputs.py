@@ -26,8 +26,9 @@ def whole_number(text, *, maximum: int) -> int | None:
 
 # Control (Cc) and format (Cf) characters: zero-width space and joiner, soft hyphen, the bidi
 # controls (U+202A–U+202E, U+2066–U+2069), BOM … — and lone surrogates (Cs), which no
-# UTF-8 column can hold. White space among the controls (tab, line feed) becomes a space.
-_INVISIBLE = frozenset(("Cc", "Cf", "Cs"))
+# UTF-8 column can hold; private-use (Co) and unassigned (Cn) code points, which no font
+# shows the same way twice. White space among the controls (tab, line feed) becomes a space.
+_INVISIBLE = frozenset(("Cc", "Cf", "Cs", "Co", "Cn"))
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _SPACE_IN_CJK = re.compile(r"(?<=[\u3400-\u9fff\uf900-\ufaff·]) (?=[\u3400-\u9fff\uf900-\ufaff·])")
 

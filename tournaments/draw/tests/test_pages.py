@@ -221,7 +221,7 @@ def test_a_physical_draw_with_a_missing_lot_is_refused_and_nothing_is_saved(
     assert draw_selectors.current_draw(event) is None
     data[f"lot-{entries[-1].pk}"] = "x"
     response = client.post(reverse("draw:draw", args=["anhui-2021", "table-tennis"]), data)
-    assert response.status_code == 422 and "不是整数" in response.content.decode()
+    assert response.status_code == 422 and "签号须是1到" in response.content.decode()
 
 
 def test_the_organiser_schedules_rounds_and_tables(client, demo, organiser):

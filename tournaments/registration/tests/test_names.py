@@ -305,3 +305,10 @@ def test_a_clean_tournament_has_no_clashes_and_the_dashboard_says_nothing(cup, c
 
 def test_shown_spells_out_every_invisible_character():
     assert shown(f"{RLO}张{ZWSP}三丰{SHY}") == "⟨U+202E⟩张⟨U+200B⟩三丰⟨U+00AD⟩"
+
+
+def test_private_use_and_unassigned_code_points_are_dropped_from_names():
+    from guandan_cup.inputs import normalise_name
+
+    assert normalise_name("张\ue000三丰") == "张三丰"  # private use: no two fonts show it alike
+    assert normalise_name("张三丰\U000e0fff") == "张三丰"  # unassigned

@@ -59,7 +59,7 @@ class Player(NormalisedName, models.Model):
     )
     name = models.CharField(_("姓名"), max_length=50)
     gender = models.CharField(_("性别"), max_length=1, choices=Gender.choices, blank=True)
-    # Personal data: never shown on public pages (docs/product.md, issue on trust).
+    # Personal data: never shown on public pages (docs/permissions.md).
     phone = models.CharField(_("手机号"), max_length=32, blank=True)
     staff_number = models.CharField(_("工号"), max_length=32, blank=True)
 

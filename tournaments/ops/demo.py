@@ -1,4 +1,4 @@
-"""The two seed tournaments (docs/product.md), with made-up players, for `load_demo`.
+"""The two seed tournaments (the Nantong 2014 and Anhui 2021 notices, in ops/demo_data/), with made-up players, for `load_demo`.
 
 Loading is idempotent: every row is found by its natural key (slug, name) and updated in
 place, and the made-up names come from a random generator seeded with the tournament's slug,

@@ -215,7 +215,7 @@ def build_event(var_dir: str) -> Setup:
     User = get_user_model()
     tournament = Tournament.objects.get(slug=T)
     users = [User.objects.create_user(f"referee{i:02d}") for i in range(REFEREES + 1)]
-    Official.objects.bulk_create(
+    officials = Official.objects.bulk_create(
         Official(tournament=tournament, name=f"裁判{i:02d}", role=Official.Role.REFEREE, user=u)
         for i, u in enumerate(users)
     )
@@ -230,7 +230,7 @@ def build_event(var_dir: str) -> Setup:
     referees = []
     for i, user in enumerate(users):
         mine = shared[i::REFEREES] if i < REFEREES else hall
-        Match.objects.filter(pk__in=[m.pk for m in mine]).update(referee=user)
+        Match.objects.filter(pk__in=[m.pk for m in mine]).update(referee=officials[i])
         store = SessionStore()
         store["_auth_user_id"] = str(user.pk)
         store["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"

@@ -51,7 +51,7 @@ class TableMatch(models.Model):
     )
     table_number = models.PositiveSmallIntegerField(_("桌号"), null=True, blank=True)
     referee = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
+        "tournaments.Official",
         on_delete=models.SET_NULL,
         null=True,
         blank=True,

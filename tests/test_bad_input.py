@@ -43,6 +43,7 @@ from guandan_cup.inputs import normalise_name
 from scoring.models import TableMatch
 from scoring.services.reports import add_report, rule_report
 from scoring.services.tables import record_event, submit_table
+from scoring.tests.utils import assign_referee
 from tests.snapshots import app_models, changes, snapshot
 from tournaments.draw.make import draw_event
 from tournaments.models import Entry, Event, Match, Official, Player, Tournament, Unit
@@ -364,7 +365,7 @@ def build_world() -> World:
         .first()
     )
     table = match.tables.order_by("number").first()
-    TableMatch.objects.filter(pk=table.pk).update(referee=referee)
+    assign_referee(TableMatch.objects.filter(pk=table.pk), referee)
     table.refresh_from_db()
     # A badminton match in nantong, refereed by the same referee (games, rallies, first server).
     badminton = Event.objects.create(
@@ -376,7 +377,7 @@ def build_world() -> World:
         Entry.objects.create(event=badminton, unit=unit, name=name, player=player)
     draw_event(event=badminton, seed=1)
     sport_table = TableMatch.objects.get(match__round__stage__event=badminton)
-    TableMatch.objects.filter(pk=sport_table.pk).update(referee=referee)
+    assign_referee(TableMatch.objects.filter(pk=sport_table.pk), referee)
     sport_table.refresh_from_db()
     own_entries = list(Entry.objects.filter(unit__in=[a, joint]).order_by("pk"))
     other = {

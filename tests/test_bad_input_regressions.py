@@ -11,6 +11,7 @@ from django.urls import reverse
 from pypdf import PdfReader
 
 from scoring.models import CheckIn, TableEvent, TableMatch
+from scoring.tests.utils import assign_referee
 from tournaments.models import Draw, Event, Match, Official, Round, Tournament, Unit
 
 User = get_user_model()
@@ -35,7 +36,7 @@ def referee_table(client, demo):
         .order_by("pk")
         .first()
     )
-    TableMatch.objects.filter(pk=table.pk).update(referee=user)
+    assign_referee(TableMatch.objects.filter(pk=table.pk), user)
     client.force_login(user)
     return table
 

@@ -31,6 +31,7 @@ from scoring.services.corrections import correct_table
 from scoring.services.desk import call_time, check_in, forfeit_missing
 from scoring.services.reports import add_report, rule_report
 from scoring.services.tables import confirm_table, record_event, submit_table, undo_last
+from scoring.tests.utils import assign_referee
 from tests.snapshots import changes, snapshot
 from tournaments.draw import make as draw_make
 from tournaments.models import Event, Match, Official, Round, Tournament, Unit
@@ -475,7 +476,7 @@ def test_a_postgresql_backend_killed_mid_request_leaves_nothing_half_written(dem
 
 def test_the_same_deal_key_posted_twice_records_one_deal(client, cast):
     table = tables_of(first_tie())[0]
-    TableMatch.objects.filter(pk=table.pk).update(referee=cast.referee)
+    assign_referee(TableMatch.objects.filter(pk=table.pk), cast.referee)
     client.force_login(cast.referee)
     url = reverse("scoring:deal", args=[NANTONG, "guandan", table.pk])
     data = {"deal": "A2", "key": "phone-7", "version": "0"}
@@ -490,7 +491,7 @@ def test_the_same_deal_key_posted_twice_records_one_deal(client, cast):
 
 def test_the_same_report_key_posted_twice_records_one_report(client, cast):
     table = tables_of(first_tie())[0]
-    TableMatch.objects.filter(pk=table.pk).update(referee=cast.referee)
+    assign_referee(TableMatch.objects.filter(pk=table.pk), cast.referee)
     client.force_login(cast.referee)
     url = reverse("scoring:report", args=[NANTONG, "guandan", table.pk])
     data = {"team": "B", "description": "场外指导", "key": "phone-8j"}
@@ -505,7 +506,7 @@ def test_the_same_report_key_posted_twice_records_one_report(client, cast):
 
 def test_the_report_form_carries_a_key_and_is_resent_by_the_page(client, cast):
     table = tables_of(first_tie())[0]
-    TableMatch.objects.filter(pk=table.pk).update(referee=cast.referee)
+    assign_referee(TableMatch.objects.filter(pk=table.pk), cast.referee)
     client.force_login(cast.referee)
     html = client.get(reverse("scoring:table", args=[NANTONG, "guandan", table.pk])).content
     form = html.decode().split("/report/", 1)[1].split("</form>")[0]

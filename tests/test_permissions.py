@@ -33,6 +33,7 @@ from scoring.models import CheckIn, Report, TableEvent, TableMatch
 from scoring.services.desk import check_in
 from scoring.services.reports import add_report, rule_report
 from scoring.services.tables import ensure_tables, record_event, submit_table
+from scoring.tests.utils import assign_referee
 from tournaments.draw.make import draw_event
 from tournaments.links.services import SHANGHAI, login_link_create
 from tournaments.models import (
@@ -167,8 +168,8 @@ def _world() -> SimpleNamespace:
     w.new_referee = Official.objects.create(
         tournament=w.nantong, name="裁判丁", role=Official.Role.REFEREE
     )
-    Match.objects.filter(pk=w.match.pk).update(referee=users["referee"])
-    Match.objects.filter(pk=w.other_match.pk).update(referee=users["other_referee"])
+    assign_referee(Match.objects.filter(pk=w.match.pk), users["referee"])
+    assign_referee(Match.objects.filter(pk=w.other_match.pk), users["other_referee"])
     # A badminton match of the same day, refereed by the same referee: the chess and rally
     # entry URLs (a game, a rally, the first server).
     w.badminton = Event.objects.create(
@@ -182,7 +183,7 @@ def _world() -> SimpleNamespace:
     w.sport_match = Match.objects.get(
         round__stage__event=w.badminton, home__isnull=False, away__isnull=False
     )
-    Match.objects.filter(pk=w.sport_match.pk).update(referee=users["referee"])
+    assign_referee(Match.objects.filter(pk=w.sport_match.pk), users["referee"])
     w.sport_table = TableMatch.objects.get(match=w.sport_match)
     return w
 

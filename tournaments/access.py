@@ -97,7 +97,18 @@ def can_enter_table(user, table, *, chief: bool | None = None) -> bool:
         return False
     if chief is None:
         chief = is_chief(user, table.match.round.stage.event.tournament)
-    return chief or user.pk in (table.referee_id, table.match.referee_id)
+    return chief or user.pk in referee_user_ids(table)
+
+
+def referee_user_ids(table) -> set[int]:
+    """The logins of the officials assigned to this table or to its tie (Official.user; an
+    official without a login yet enters nothing until their one-time link is used)."""
+    ids = {table.referee_id, table.match.referee_id} - {None}
+    if not ids:
+        return set()
+    return set(
+        Official.objects.filter(pk__in=ids, user__isnull=False).values_list("user_id", flat=True)
+    )
 
 
 def can_issue_login_links(user, tournament: Tournament) -> bool:

@@ -5,6 +5,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
+from scoring.tests.utils import assign_referee
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "Referee-2021-pass"
@@ -45,7 +47,7 @@ def test_a_referee_records_a_table_from_2_past_a_and_the_confirmed_winner_moves_
     Official.objects.filter(
         tournament=tournament, name="肖慧", role=Official.Role.CHIEF_REFEREE
     ).update(user=chief)
-    Match.objects.filter(pk=match.pk).update(referee=referee)
+    assign_referee(Match.objects.filter(pk=match.pk), referee)
     table = match.tables.get()
     url = f"{live_server.url}/t/anhui-2021/guandan/tables/{table.pk}/"
 
@@ -100,7 +102,7 @@ def test_a_deal_sent_on_a_dropped_connection_is_shown_unsaved_resent_and_recorde
         .order_by("round__number", "index")
         .first()
     )
-    Match.objects.filter(pk=match.pk).update(referee=referee)
+    assign_referee(Match.objects.filter(pk=match.pk), referee)
     table = match.tables.get()
     page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
     log_in(page, live_server.url, "liangyong")

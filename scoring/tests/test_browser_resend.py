@@ -4,6 +4,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
+from scoring.tests.utils import assign_referee
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "Referee-2021-pass"
@@ -27,7 +29,7 @@ def table_page(live_server, browser):
         .order_by("round__number", "index")
         .first()
     )
-    Match.objects.filter(pk=match.pk).update(referee=referee)
+    assign_referee(Match.objects.filter(pk=match.pk), referee)
     table = match.tables.get()
     page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
     page.goto(f"{live_server.url}/accounts/login/")

@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from scoring.tests.test_browser_referee import PASSWORD, log_in
+from scoring.tests.utils import assign_referee
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -33,7 +34,7 @@ def test_a_referee_enters_a_badminton_match_and_the_confirmed_winner_moves_on(li
     Official.objects.filter(
         tournament=match.round.stage.event.tournament, role=Official.Role.CHIEF_REFEREE
     ).update(user=chief)
-    Match.objects.filter(pk=match.pk).update(referee=referee)
+    assign_referee(Match.objects.filter(pk=match.pk), referee)
     table = match.tables.get()
     url = f"{live_server.url}/t/anhui-2021/badminton/tables/{table.pk}/"
 

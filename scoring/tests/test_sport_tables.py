@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scoring.models import AuditEntry, TableEvent, TableMatch
 from scoring.services.common import TableError
 from scoring.services.tables import confirm_table, record_event, submit_table
-from scoring.tests.utils import fresh
+from scoring.tests.utils import assign_referee, fresh
 from tournaments.models import Entry, Event, Match, Official
 
 User = get_user_model()
@@ -57,7 +57,7 @@ def people(demo):
         defaults={"user": cast["chief"]},
     )
     for slug in ("xiangqi", "badminton", "table-tennis"):
-        TableMatch.objects.filter(pk=table_of(first_match(slug)).pk).update(referee=cast["ref"])
+        assign_referee(TableMatch.objects.filter(pk=table_of(first_match(slug)).pk), cast["ref"])
     return cast
 
 
@@ -338,7 +338,7 @@ def test_a_forfeit_ends_the_players_event_and_gives_the_next_opponent_a_walkover
             _play_home_wins(match, people)
     semi = fresh(semis[0])
     table = table_of(semi)
-    TableMatch.objects.filter(pk=table.pk).update(referee=people["ref"])
+    assign_referee(TableMatch.objects.filter(pk=table.pk), people["ref"])
     client.force_login(people["ref"])
     response = post(
         client,

@@ -21,7 +21,7 @@ from scoring.services.desk import check_in
 from scoring.services.reports import add_report, rule_report
 from scoring.services.tables import confirm_table, record_event, submit_table
 from scoring.tests.test_sport_tables import SPORT_URLS
-from scoring.tests.utils import first_round, fresh, tables
+from scoring.tests.utils import assign_referee, first_round, fresh, tables
 from tournaments.models import Match, Official
 
 User = get_user_model()
@@ -67,10 +67,10 @@ def cast(demo):
         nobody=user("nobody"),
         submitter=user("submitter"),
     )
-    TableMatch.objects.filter(pk=table.pk).update(referee=c.referee)
-    TableMatch.objects.filter(pk=foreign_table.pk).update(referee=c.foreign_referee)
-    Match.objects.filter(pk=qf[1].pk).update(referee=c.other_referee)
-    Match.objects.filter(pk=qf[0].pk).update(referee=c.submitter)
+    assign_referee(TableMatch.objects.filter(pk=table.pk), c.referee)
+    assign_referee(TableMatch.objects.filter(pk=foreign_table.pk), c.foreign_referee)
+    assign_referee(Match.objects.filter(pk=qf[1].pk), c.other_referee)
+    assign_referee(Match.objects.filter(pk=qf[0].pk), c.submitter)
     for who, tournament, name, role in (
         (c.referee, nantong, "裁判甲", Official.Role.REFEREE),
         (c.other_referee, nantong, "裁判乙", Official.Role.REFEREE),

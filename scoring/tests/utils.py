@@ -24,3 +24,26 @@ def tables(match: Match) -> list[TableMatch]:
 def fresh(obj):
     """The row as the database has it now."""
     return type(obj).objects.get(pk=obj.pk)
+
+
+def assign_referee(rows, user) -> None:
+    """Make ``user`` the referee of these matches or tables: the referee is an Official of
+    the tournament, so the user's official there is used (a referee first), or one made."""
+    from tournaments.models import Official
+
+    for row in rows:
+        match = row if isinstance(row, Match) else row.match
+        tournament = match.round.stage.event.tournament
+        held = sorted(
+            Official.objects.filter(tournament=tournament, user=user),
+            key=lambda o: (o.role != Official.Role.REFEREE, o.pk),
+        )
+        official = held[0] if held else None
+        if official is None:
+            official, _ = Official.objects.get_or_create(
+                tournament=tournament,
+                name=user.username[:50],
+                role=Official.Role.REFEREE,
+                defaults={"user": user},
+            )
+        type(row).objects.filter(pk=row.pk).update(referee=official)

@@ -196,7 +196,7 @@ def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse
     chief = is_chief(request.user, tournament)
     mine = TableMatch.objects.filter(match__round=rnd)
     if not chief:
-        mine = mine.filter(Q(referee=request.user) | Q(match__referee=request.user))
+        mine = mine.filter(Q(referee__user=request.user) | Q(match__referee__user=request.user))
         if not mine.exists():
             raise PermissionDenied("Not a referee of this round.")
     if request.method == "POST":

@@ -12,7 +12,7 @@ from guandan_cup.inputs import SMALL_INT, sensible_year, whole_number
 from tournaments.draw import signals
 from tournaments.draw.rules.common import DrawError
 from tournaments.draw.selectors import current_draw
-from tournaments.models import Event, Match, Round
+from tournaments.models import Event, Match, Official, Round
 
 
 @transaction.atomic
@@ -58,13 +58,42 @@ def parse_local(text: str) -> dt.datetime:
     return timezone.make_aware(value) if timezone.is_naive(value) else value
 
 
+def assignable_officials(tournament) -> list:
+    """Every official of the tournament, login or not: the referees (裁判) first, then the
+    chief referee, the arbitration panel and the organisers, each in the order added."""
+    rank = {Official.Role.REFEREE: 0, Official.Role.CHIEF_REFEREE: 1}
+    officials = list(tournament.officials.all())
+    return sorted(officials, key=lambda o: (rank.get(o.role, 2), o.pk))
+
+
+@transaction.atomic
+def assign_referees_in_order(*, matches, referees) -> int:
+    """一场一名裁判，按顺序: in each round the ties still to be played (byes left out) get
+    the referees (裁判) in order, starting again with the first in the next round. Only the
+    referees are used — the chief referee and the panel stay free. Answers how many ties."""
+    pool = [o for o in referees if o.role == Official.Role.REFEREE]
+    if not pool:
+        return 0
+    count = 0
+    by_round: dict[int, int] = {}
+    for m in matches:
+        if m.status == Match.Status.BYE:
+            continue
+        n = by_round.get(m.round_id, 0)
+        by_round[m.round_id] = n + 1
+        m.referee = pool[n % len(pool)]
+        m.save(update_fields=["referee"])
+        count += 1
+    return count
+
+
 @transaction.atomic
 def save_schedule(*, post, rounds, matches, venues, referees) -> list[str]:
     """The schedule page's form saved in one transaction: each round's start, each match's
     first table, venue and referee. Answers the problems found (nothing saved if any)."""
     problems = []
     venue_by_id = {str(v.pk): v for v in venues}
-    referee_by_id = {str(o.user_id): o.user for o in referees}
+    referee_by_id = {str(o.pk): o for o in referees}
     for r in rounds:
         raw = post.get(f"round-{r.pk}", "").strip()
         try:

@@ -169,7 +169,8 @@ def schedule_page(request: HttpRequest, tournament: Tournament, event_slug: str)
         .order_by("round__stage__order", "round__number", "group", "index")
     )
     venues = list(tournament.venues.all())
-    referees = list(tournament.officials.filter(user__isnull=False).select_related("user"))
+    # Every official, with or without a login yet: the referees (裁判) first, in their order.
+    referees = draw_schedule.assignable_officials(tournament)
     problems = []
     if request.method == "POST":
         if request.POST.get("auto"):
@@ -192,6 +193,16 @@ def schedule_page(request: HttpRequest, tournament: Tournament, event_slug: str)
             else:
                 messages.success(request, _("已按场地桌数自动排定时间和桌号。"))
                 return redirect("draw:schedule", slug=tournament.slug, event_slug=event.slug)
+        elif request.POST.get("assign"):
+            count = draw_schedule.assign_referees_in_order(matches=matches, referees=referees)
+            if count:
+                event.bump_version()
+                messages.success(
+                    request, _("已按顺序为%(count)d场对阵各指派一名裁判。") % {"count": count}
+                )
+            else:
+                messages.error(request, _("没有可指派的裁判：请先在裁判与工作人员中添加裁判。"))
+            return redirect("draw:schedule", slug=tournament.slug, event_slug=event.slug)
         else:
             problems = draw_schedule.save_schedule(
                 post=request.POST, rounds=rounds, matches=matches, venues=venues, referees=referees

@@ -187,7 +187,7 @@ class Match(models.Model):
     scheduled_at = models.DateTimeField(_("开始时间"), null=True, blank=True)
     finished_at = models.DateTimeField(_("结束时间"), null=True, blank=True)
     referee = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
+        "tournaments.Official",
         on_delete=models.SET_NULL,
         null=True,
         blank=True,

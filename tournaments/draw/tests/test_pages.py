@@ -319,10 +319,34 @@ def test_the_organiser_adds_a_referee_login_and_assigns_a_tie(client, demo, orga
     schedule = reverse("draw:schedule", args=["nantong-2014", "guandan"])
     # The schedule page offers the referee for every tie.
     page = client.get(schedule).content.decode()
-    assert f'<option value="{official.user_id}">王裁判（裁判）</option>' in page
-    assert client.post(schedule, {f"referee-{match.pk}": official.user_id}).status_code == 302
+    assert f'<option value="{official.pk}">王裁判（裁判）</option>' in page
+    assert client.post(schedule, {f"referee-{match.pk}": official.pk}).status_code == 302
     match.refresh_from_db()
-    assert match.referee == official.user
+    assert match.referee == official
+    assert "selected>王裁判（裁判）</option>" in client.get(schedule).content.decode()
+
+
+def test_an_official_without_a_login_can_be_assigned_and_the_ties_get_referees_in_order(
+    client, demo, organiser
+):
+    from tournaments.models import Official
+
+    client.force_login(organiser)
+    # Officials with no login yet (their one-time link comes later) are offered too.
+    zhou = Official.objects.create(tournament=demo["nantong-2014"], name="周铃", role="referee")
+    liang = Official.objects.create(tournament=demo["nantong-2014"], name="梁勇", role="referee")
+    schedule = reverse("draw:schedule", args=["nantong-2014", "guandan"])
+    page = client.get(schedule).content.decode()
+    assert f'<option value="{zhou.pk}">周铃（裁判）</option>' in page
+    assert "按顺序指派裁判" in page
+    response = client.post(schedule, {"assign": "1"}, follow=True)
+    ties = list(
+        Match.objects.filter(round__stage__event__tournament__slug="nantong-2014", round__number=1)
+        .exclude(status=Match.Status.BYE)
+        .order_by("group", "index")
+    )
+    assert [m.referee for m in ties[:4]] == [zhou, liang, zhou, liang][: len(ties[:4])]
+    assert "各指派一名裁判" in response.content.decode()
 
 
 @pytest.mark.parametrize(

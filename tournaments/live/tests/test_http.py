@@ -16,6 +16,7 @@ from scoring.services.corrections import correct_table
 from scoring.services.desk import call_time, check_in
 from scoring.services.reports import add_report, rule_report
 from scoring.services.tables import confirm_table, record_event, submit_table, undo_last
+from scoring.tests.utils import assign_referee
 from tournaments.draw import make as draw_make
 from tournaments.draw import results as draw_results
 from tournaments.live import http as live
@@ -406,7 +407,7 @@ def test_spectators_watch_a_table_update_itself_and_referees_get_their_own_page(
     part = client.get(page_url, **HTMX)
     assert client.get(page_url, HTTP_IF_NONE_MATCH=part.headers["ETag"], **HTMX).status_code == 304
     referee = User.objects.create_user("ref")
-    Match.objects.filter(pk=table.match_id).update(referee=referee)
+    assign_referee(Match.objects.filter(pk=table.match_id), referee)
     client.force_login(referee)
     mine = client.get(page_url, **HTMX)
     assert "ETag" not in mine.headers and "deal-button" in mine.content.decode()

@@ -80,8 +80,7 @@ def record_event(
 ) -> tuple[TableMatch, str, bool]:
     """Record one event (a deal, a penalty, time up, a forfeit). Returns (table, the engine's
     description, created) — ``created`` is False when this key was already recorded."""
-    # Room for the ":time" suffix of an automatic time_up within the 64-character column.
-    key = plain_text(key, limit=58)
+    key = common.phone_key(key)
     reason, reported_by = plain_text(reason, limit=200), plain_text(reported_by, limit=100)
     if not key:
         raise TableError("no_key", _("缺少提交标识，请刷新页面后重试。"))
@@ -208,9 +207,12 @@ def _winner_name(table: TableMatch) -> str:
 
 
 @transaction.atomic
-def confirm_table(*, table: TableMatch, user) -> TableMatch:
+def confirm_table(
+    *, table: TableMatch, user, expected_version: int | None = None
+) -> TableMatch:
     """The chief referee (or a second official) confirms; only then does the bracket move."""
     table = common.locked(table)
+    common.check_version(table, expected_version)
     if table.status != TableMatch.Status.SUBMITTED:
         raise TableError("not_submitted", _("只有已提交的结果才能确认。"))
     if table.submitted_by_id and table.submitted_by_id == getattr(user, "pk", None):

@@ -542,10 +542,34 @@ def test_a_long_key_after_the_whistle_still_fits_the_key_column(people):
     referee, chief = people
     table = tables(first_round("nantong-2014")[0])[0]
     call_time(round=table.match.round, user=chief)
-    deal(table, "AABB", referee, key="k" * 64)
+    deal(table, "AABB", referee, key="k" * 58)
     keys = list(TableEvent.objects.filter(table=table).values_list("key", flat=True))
-    assert len(keys) == 2
-    assert all(len(k) <= 64 for k in keys)
+    assert keys == ["k" * 58, "k" * 58 + ":time"]
+
+
+def test_keys_are_kept_whole_and_a_key_too_long_is_refused_not_cut(people):
+    referee, _chief = people
+    table = tables(first_round("nantong-2014")[0])[0]
+    # Two long keys sharing a 57-character prefix are two submissions, not one.
+    deal(table, "AABB", referee, key="p" * 57 + "1")
+    deal(table, "BBAA", referee, key="p" * 57 + "2")
+    assert TableEvent.objects.filter(table=table).count() == 2
+    with pytest.raises(TableError) as err:
+        deal(table, "AABB", referee, key="p" * 59)
+    assert err.value.code == "key_too_long" and "提交标识太长" in err.value.message
+    assert TableEvent.objects.filter(table=table).count() == 2
+
+
+@pytest.mark.parametrize("version", [-1, True, "3", 1.5])
+def test_an_invalid_version_is_refused_not_taken_as_no_check(people, version):
+    referee, _chief = people
+    table = tables(first_round("nantong-2014")[0])[0]
+    with pytest.raises(TableError) as err:
+        record_event(
+            table=table, event={"order": list("AABB")}, user=referee, key="k", expected_version=version
+        )
+    assert err.value.code == "invalid_version"
+    assert not TableEvent.objects.filter(table=table).exists()
 
 
 def test_the_anhui_whistle_records_time_up_at_once_and_sudden_death_follows(people):

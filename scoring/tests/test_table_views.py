@@ -21,7 +21,7 @@ from scoring.services.desk import check_in
 from scoring.services.reports import add_report, rule_report
 from scoring.services.tables import confirm_table, record_event, submit_table
 from scoring.tests.test_sport_tables import SPORT_URLS
-from scoring.tests.utils import first_round, fresh, tables
+from scoring.tests.utils import first_round, fresh, page_data, tables
 from tournaments.models import Match, Official
 
 User = get_user_model()
@@ -290,6 +290,10 @@ def _post(client, action: Action, c: Cast, extra: list, **kwargs):
     data = dict(action.data)
     if action.url_name == "scoring:checkin" and "forfeit_missing" not in data:
         data["table"] = str((kwargs.get("table") or c.table).pk)
+    if not action.tournament_level and "version" not in data and "key" in data or (
+        action.url_name in ("scoring:undo", "scoring:submit", "scoring:confirm", "scoring:correct")
+    ):
+        data["version"] = str(fresh(kwargs.get("table") or c.table).version)
     headers = {} if action.tournament_level else HTMX
     return client.post(_url(action, c, extra, **kwargs), data, **headers)
 
@@ -415,7 +419,8 @@ def test_a_referee_may_write_on_a_tie_assigned_to_them_through_the_match(client,
     client.force_login(cast.other_referee)
     for table in tables(cast.other_table.match):
         response = client.post(
-            table_url("scoring:deal", table), {"deal": "B3", "key": f"k{table.pk}"}, **HTMX
+            table_url("scoring:deal", table), {"deal": "B3", "key": f"k{table.pk}", "version": "0"},
+                **HTMX,
         )
         assert response.status_code == 200
         assert fresh(table).state["levels"] == {"A": "2", "B": "4"}
@@ -484,15 +489,69 @@ def test_a_deal_on_an_old_version_is_refused_with_422(client, cast):
     assert TableEvent.objects.filter(table=cast.table).count() == 1
 
 
+def test_the_refusal_of_an_old_page_says_who_changed_the_table_and_when(client, cast):
+    cast.referee.first_name = "钱立"
+    cast.referee.save()
+    client.force_login(cast.referee)
+    url = table_url("scoring:deal", cast.table)
+    client.post(url, {"deal": "A2", "key": "k1", "version": "0"}, **HTMX)
+    client.force_login(cast.chief)
+    response = client.post(url, {"deal": "B2", "key": "k2", "version": "0"}, **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 422
+    when = timezone.localtime(AuditEntry.objects.get().created_at).strftime("%H:%M:%S")
+    assert f"这一台已被钱立于{when}更新" in html and "你看到的是旧页面" in html
+
+
+VERSIONED_ACTIONS = [
+    name for name in TABLE_ACTIONS if name not in ("report", "rule-report", "checkin")
+]
+
+
+@pytest.mark.parametrize("name", VERSIONED_ACTIONS)
+@pytest.mark.parametrize("version", [None, "", "-1", "x", "99"])
+def test_every_table_write_without_the_pages_version_is_refused_and_changes_nothing(
+    client, cast, name, version
+):
+    action = ACTIONS[name]
+    extra = action.prepare(cast) if action.prepare else []
+    client.force_login(cast.chief if action.chief_only else cast.referee)
+    data = {k: v for k, v in action.data.items() if k != "version"}
+    if version is not None:
+        data["version"] = version
+    before = snapshot()
+    response = client.post(_url(action, cast, extra), data, **HTMX)
+    assert response.status_code == 422
+    assert "版本号" in response.content.decode() or "旧页面" in response.content.decode()
+    assert snapshot() == before
+
+
 @pytest.mark.parametrize(
     "data, message",
     [
-        ({"key": "k1"}, "请选择上游方和对家名次"),
-        ({"deal": "C2", "key": "k1"}, "请选择上游方和对家名次"),
-        ({"deal": "A5", "key": "k1"}, "请选择上游方和对家名次"),
-        ({"deal": "A2"}, "缺少提交标识"),
+        ({"key": "k1", "version": "0"}, "请选择上游方和对家名次"),
+        ({"deal": "C2", "key": "k1", "version": "0"}, "请选择上游方和对家名次"),
+        ({"deal": "A5", "key": "k1", "version": "0"}, "请选择上游方和对家名次"),
+        ({"deal": "A2", "version": "0"}, "缺少提交标识"),
+        ({"deal": "A2", "key": "k1"}, "请求缺少有效的版本号"),
+        ({"deal": "A2", "key": "k1", "version": ""}, "请求缺少有效的版本号"),
+        ({"deal": "A2", "key": "k1", "version": "-1"}, "请求缺少有效的版本号"),
+        ({"deal": "A2", "key": "k1", "version": "1.0"}, "请求缺少有效的版本号"),
+        ({"deal": "A2", "key": "k1", "version": "7"}, "你看到的是旧页面"),
+        ({"deal": "A2", "key": "k" * 59, "version": "0"}, "提交标识太长"),
     ],
-    ids=["no-deal", "bad-side", "bad-place", "no-key"],
+    ids=[
+        "no-deal",
+        "bad-side",
+        "bad-place",
+        "no-key",
+        "no-version",
+        "empty-version",
+        "negative-version",
+        "decimal-version",
+        "future-version",
+        "long-key",
+    ],
 )
 def test_a_bad_deal_request_is_answered_422_in_chinese_and_nothing_is_saved(
     client, cast, data, message
@@ -519,7 +578,8 @@ def test_a_bad_deal_request_is_answered_422_in_chinese_and_nothing_is_saved(
 def test_a_bad_penalty_request_is_answered_422(client, cast, data, message):
     client.force_login(cast.referee)
     before = snapshot()
-    response = client.post(table_url("scoring:penalty", cast.table), {**data, "key": "k"}, **HTMX)
+    url = table_url("scoring:penalty", cast.table)
+    response = client.post(url, page_data(url, {**data, "key": "k"}), **HTMX)
     assert response.status_code == 422
     assert message in response.content.decode()
     assert snapshot() == before
@@ -532,7 +592,9 @@ def test_every_penalty_kind_can_be_entered_on_the_page(client, cast):
     for n, (kind, levels) in enumerate([("levels", "1"), ("back_to_2", ""), ("disqualify", "")]):
         response = client.post(
             url,
-            {"team": "A", "kind": kind, "levels": levels, "reason": "违规", "key": f"p{n}"},
+            page_data(
+                url, {"team": "A", "kind": kind, "levels": levels, "reason": "违规", "key": f"p{n}"}
+            ),
             **HTMX,
         )
         assert response.status_code == 200, response.content.decode()[:300]
@@ -548,7 +610,9 @@ def test_every_penalty_kind_can_be_entered_on_the_page(client, cast):
 
 def test_a_plain_post_redirects_to_the_table_page_with_the_message(client, cast):
     client.force_login(cast.referee)
-    response = client.post(table_url("scoring:deal", cast.table), {"deal": "B4", "key": "k1"})
+    response = client.post(
+        table_url("scoring:deal", cast.table), {"deal": "B4", "key": "k1", "version": "0"}
+    )
     assert response.status_code == 302
     assert response["Location"] == table_url("scoring:table", cast.table)
     html = client.get(response["Location"]).content.decode()
@@ -567,7 +631,8 @@ def test_after_submission_the_referee_has_no_buttons_and_the_chief_can_confirm(c
     client.force_login(cast.chief)
     html = client.get(table_url("scoring:table", cast.table)).content.decode()
     assert "确认结果" in html
-    response = client.post(table_url("scoring:confirm", cast.table), **HTMX)
+    url = table_url("scoring:confirm", cast.table)
+    response = client.post(url, page_data(url), **HTMX)
     assert response.status_code == 200
     assert fresh(cast.table).status == TableMatch.Status.CONFIRMED
 
@@ -576,7 +641,8 @@ def test_the_submitter_is_told_to_let_someone_else_confirm(client, cast):
     play_out(cast.table, "A", cast.chief)
     submit_table(table=cast.table, user=cast.chief)
     client.force_login(cast.chief)
-    response = client.post(table_url("scoring:confirm", cast.table), **HTMX)
+    url = table_url("scoring:confirm", cast.table)
+    response = client.post(url, page_data(url), **HTMX)
     assert response.status_code == 422
     assert "提交结果的人不能再确认" in response.content.decode()
     assert fresh(cast.table).status == TableMatch.Status.SUBMITTED
@@ -592,7 +658,7 @@ def test_a_correction_without_a_reason_or_with_bad_json_is_refused_on_the_page(c
         ({"events": "not json", "reason": "r"}, "更正的记录格式不对"),
         ({"events": '{"order": 1}', "reason": "r"}, "更正的记录格式不对"),
     ):
-        response = client.post(url, data, **HTMX)
+        response = client.post(url, page_data(url, data), **HTMX)
         assert response.status_code == 422
         assert message in response.content.decode()
     assert snapshot() == before
@@ -739,11 +805,14 @@ def test_the_desk_lists_submitted_tables_oldest_first(client, cast):
 
 def test_the_audit_page_shows_the_actions_to_the_chief_referee_only(client, cast):
     client.force_login(cast.referee)
-    client.post(table_url("scoring:deal", cast.table), {"deal": "A2", "key": "k1"}, **HTMX)
-    client.post(table_url("scoring:time-up", cast.table), {"key": "k2"}, **HTMX)
-    client.post(table_url("scoring:submit", cast.table), **HTMX)
+    for name, data in (("deal", {"deal": "A2", "key": "k1"}), ("time-up", {"key": "k2"})):
+        url = table_url(f"scoring:{name}", cast.table)
+        client.post(url, page_data(url, data), **HTMX)
+    url = table_url("scoring:submit", cast.table)
+    client.post(url, page_data(url), **HTMX)
     client.force_login(cast.chief)
-    client.post(table_url("scoring:confirm", cast.table), **HTMX)
+    url = table_url("scoring:confirm", cast.table)
+    client.post(url, page_data(url), **HTMX)
     audit = reverse("scoring:audit", args=[NANTONG])
     html = client.get(audit).content.decode()
     for action in ("event", "submit", "confirm"):

@@ -24,3 +24,14 @@ def tables(match: Match) -> list[TableMatch]:
 def fresh(obj):
     """The row as the database has it now."""
     return type(obj).objects.get(pk=obj.pk)
+
+
+def page_data(url: str, data: dict | None = None) -> dict:
+    """A table write's form as its page sends it: with the version the page shows (the
+    table's current one, unless the test gives another)."""
+    from django.urls import resolve
+
+    data = dict(data or {})
+    if "version" not in data:
+        data["version"] = str(TableMatch.objects.get(pk=resolve(url).kwargs["table_id"]).version)
+    return data

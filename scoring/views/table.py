@@ -218,8 +218,17 @@ def referee_action(*, chief_only: bool = False):
     return decorate
 
 
-def _version(request) -> int | None:
-    return whole_number(request.POST.get("version", ""), maximum=INT)
+def _version(request) -> int:
+    """The table version the page showed. Every write from a page sends it; a missing or
+    unreadable one is refused, never taken as "no check" (a client that left it out would
+    write over a change it never saw)."""
+    version = whole_number(request.POST.get("version", ""), maximum=INT)
+    if version is None:
+        raise TableError(
+            "no_version",
+            _("请求缺少有效的版本号，无法核对你看到的是不是最新记录；请刷新页面后重试。"),
+        )
+    return version
 
 
 def _order(top: str, place: str) -> list[str]:
@@ -392,7 +401,7 @@ def report(request, table):
 
 @referee_action(chief_only=True)
 def confirm(request, table):
-    tables.confirm_table(table=table, user=request.user)
+    tables.confirm_table(table=table, user=request.user, expected_version=_version(request))
     return _("结果已确认。")
 
 
@@ -415,12 +424,14 @@ def report_deduction(request, table):
         team=request.POST.get("team", ""),
         user=request.user,
         key=request.POST.get("key", ""),
+        expected_version=_version(request),
     )
     return _("已按三次举报属实扣级。")
 
 
 @referee_action(chief_only=True)
 def correct(request, table):
+    version = _version(request)
     try:
         events = json.loads(request.POST.get("events", ""))
     except (ValueError, RecursionError):  # not JSON, a 5,000-digit number, nesting too deep
@@ -428,6 +439,10 @@ def correct(request, table):
     if not isinstance(events, list):
         raise TableError("invalid_json", _("更正的记录格式不对（须为JSON列表）。"))
     corrections.correct_table(
-        table=table, events=events, reason=request.POST.get("reason", ""), user=request.user
+        table=table,
+        events=events,
+        reason=request.POST.get("reason", ""),
+        user=request.user,
+        expected_version=version,
     )
     return _("记录已更正。")

@@ -619,6 +619,7 @@ MATRIX: list[Row] = [
             "notice_text": w.reg.notice_text,
             "certificate_title": w.reg.certificate_title,
             "certificate_text": w.reg.certificate_text,
+            "confirmation": w.reg.confirmation,
         },
         done=lambda w: fresh(w.reg).name == "改名杯",
     ),
@@ -805,7 +806,8 @@ MATRIX: list[Row] = [
     Row(
         "POST",
         "scoring:confirm",
-        CHIEF,
+        # A second official: any referee but the one who entered and submitted the result.
+        "login 403 403 403 ok 403 ok ok ok",
         prepare=_submitted,
         done=lambda w: fresh(w.table).status == TableMatch.Status.CONFIRMED,
     ),

@@ -165,8 +165,7 @@ def stale_message(table: TableMatch) -> str:
     who = person_name(last.actor) if last.actor else _("系统")
     when = timezone.localtime(last.created_at).strftime("%H:%M:%S")
     return _(
-        "这一台已被%(who)s于%(when)s更新（%(what)s，第%(v)s版）；你看到的是旧页面，"
-        "请刷新后再操作。"
+        "这一台已被%(who)s于%(when)s更新（%(what)s，第%(v)s版）；你看到的是旧页面，请刷新后再操作。"
     ) % {"who": who, "when": when, "what": last.summary or last.action, "v": table.version}
 
 

@@ -566,7 +566,11 @@ def test_an_invalid_version_is_refused_not_taken_as_no_check(people, version):
     table = tables(first_round("nantong-2014")[0])[0]
     with pytest.raises(TableError) as err:
         record_event(
-            table=table, event={"order": list("AABB")}, user=referee, key="k", expected_version=version
+            table=table,
+            event={"order": list("AABB")},
+            user=referee,
+            key="k",
+            expected_version=version,
         )
     assert err.value.code == "invalid_version"
     assert not TableEvent.objects.filter(table=table).exists()
@@ -906,7 +910,18 @@ def test_reopening_a_confirmed_table_by_correction_re_derives_the_tie(people):
     assert table.status == TableMatch.Status.OPEN
     record(table, {"time_up": True}, referee)
     submit_table(table=table, user=referee)
-    confirm_table(table=table, user=chief)
+    # The chief entered the corrected record: a second official confirms it.
+    with pytest.raises(TableError) as err:
+        confirm_table(table=table, user=chief)
+    assert err.value.code == "same_person"
+    second = get_user_model().objects.create_user("second-referee")
+    Official.objects.create(
+        tournament=match.round.stage.event.tournament,
+        name="裁判乙",
+        role=Official.Role.REFEREE,
+        user=second,
+    )
+    confirm_table(table=table, user=second)
     win_table(t3, "B", referee, chief)
     match = fresh(match)
     assert (match.home_score, match.away_score) == (1, 2)

@@ -17,12 +17,14 @@ from django.utils import timezone
 
 from scoring.models import AuditEntry, CheckIn, Report, TableEvent, TableMatch
 from scoring.selectors import pair_name
+from scoring.services.common import TableError
+from scoring.services.corrections import correct_table
 from scoring.services.desk import check_in
 from scoring.services.reports import add_report, rule_report
 from scoring.services.tables import confirm_table, record_event, submit_table
 from scoring.tests.test_sport_tables import SPORT_URLS
 from scoring.tests.utils import first_round, fresh, page_data, tables
-from tournaments.models import Match, Official
+from tournaments.models import Match, Official, Tournament
 
 User = get_user_model()
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -290,8 +292,14 @@ def _post(client, action: Action, c: Cast, extra: list, **kwargs):
     data = dict(action.data)
     if action.url_name == "scoring:checkin" and "forfeit_missing" not in data:
         data["table"] = str((kwargs.get("table") or c.table).pk)
-    if not action.tournament_level and "version" not in data and "key" in data or (
-        action.url_name in ("scoring:undo", "scoring:submit", "scoring:confirm", "scoring:correct")
+    if (
+        not action.tournament_level
+        and "version" not in data
+        and "key" in data
+        or (
+            action.url_name
+            in ("scoring:undo", "scoring:submit", "scoring:confirm", "scoring:correct")
+        )
     ):
         data["version"] = str(fresh(kwargs.get("table") or c.table).version)
     headers = {} if action.tournament_level else HTMX
@@ -327,6 +335,9 @@ def test_a_write_url_refuses_everyone_who_may_not_use_it_and_changes_nothing(cli
     # (Whether the table's referee may check in its pairs: see the xfail test below.)
     if action.chief_only and name != "checkin":
         refused.append(cast.referee)
+    if name == "confirm":
+        # A second official confirms: any referee of the tournament but the submitter.
+        refused = [cast.nobody, cast.foreign_referee, cast.foreign_chief, cast.submitter]
     for who in refused:
         client.force_login(who)
         response = _post(client, action, cast, extra)
@@ -419,8 +430,9 @@ def test_a_referee_may_write_on_a_tie_assigned_to_them_through_the_match(client,
     client.force_login(cast.other_referee)
     for table in tables(cast.other_table.match):
         response = client.post(
-            table_url("scoring:deal", table), {"deal": "B3", "key": f"k{table.pk}", "version": "0"},
-                **HTMX,
+            table_url("scoring:deal", table),
+            {"deal": "B3", "key": f"k{table.pk}", "version": "0"},
+            **HTMX,
         )
         assert response.status_code == 200
         assert fresh(table).state["levels"] == {"A": "2", "B": "4"}
@@ -641,11 +653,77 @@ def test_the_submitter_is_told_to_let_someone_else_confirm(client, cast):
     play_out(cast.table, "A", cast.chief)
     submit_table(table=cast.table, user=cast.chief)
     client.force_login(cast.chief)
+    html = client.get(table_url("scoring:table", cast.table)).content.decode()
+    assert "确认结果</button>" not in html and "待另一位裁判确认" in html
     url = table_url("scoring:confirm", cast.table)
-    response = client.post(url, page_data(url), **HTMX)
-    assert response.status_code == 422
-    assert "提交结果的人不能再确认" in response.content.decode()
+    assert client.post(url, page_data(url), **HTMX).status_code == 403
     assert fresh(cast.table).status == TableMatch.Status.SUBMITTED
+    # A referee of the tournament confirms the chief's own entries (Anhui: one 裁判长, two 裁判).
+    client.force_login(cast.other_referee)
+    html = client.get(table_url("scoring:table", cast.table)).content.decode()
+    assert "确认结果</button>" in html
+    assert client.post(url, page_data(url), **HTMX).status_code == 200
+    assert fresh(cast.table).confirmed_by == cast.other_referee
+
+
+def test_whoever_entered_or_corrected_the_result_may_not_confirm_it(client, cast):
+    # The chief records the deals, a referee submits: the chief may not confirm either.
+    play_out(cast.table, "A", cast.chief)
+    submit_table(table=cast.table, user=cast.referee)
+    with pytest.raises(TableError) as err:
+        confirm_table(table=fresh(cast.table), user=cast.chief)
+    assert err.value.code == "same_person" and "不能再确认" in err.value.message
+    # A chief who corrected a submitted result (the second person's rule walked round by a
+    # correction before) may not confirm it either.
+    correct_table(
+        table=fresh(cast.table),
+        events=[{"order": list("BBAA")}, {"time_up": True}],
+        reason="记分表核对",
+        user=cast.other_referee,
+    )
+    assert fresh(cast.table).status == TableMatch.Status.SUBMITTED
+    with pytest.raises(TableError) as err:
+        confirm_table(table=fresh(cast.table), user=cast.other_referee)
+    assert err.value.code == "same_person"
+    confirm_table(table=fresh(cast.table), user=cast.submitter)
+    assert fresh(cast.table).winner == "B"
+
+
+def test_a_tournament_may_leave_confirmation_to_the_chief_referee_and_panel(client, cast):
+    Tournament.objects.filter(pk=cast.table.match.round.stage.event.tournament_id).update(
+        confirmation=Tournament.Confirmation.CHIEF
+    )
+    play_out(cast.table, "A", cast.referee)
+    submit_table(table=cast.table, user=cast.referee)
+    client.force_login(cast.other_referee)
+    html = client.get(table_url("scoring:table", cast.table)).content.decode()
+    assert "确认结果</button>" not in html and "待裁判长或仲裁组确认" in html
+    with pytest.raises(TableError):
+        confirm_table(table=fresh(cast.table), user=cast.other_referee)
+    confirm_table(table=fresh(cast.table), user=cast.chief)
+
+
+def test_the_opposing_pair_confirms_on_the_referees_phone_where_the_tournament_allows_it(
+    client, cast
+):
+    Tournament.objects.filter(pk=cast.table.match.round.stage.event.tournament_id).update(
+        confirmation=Tournament.Confirmation.OPPONENTS
+    )
+    play_out(cast.table, "A", cast.referee)
+    submit_table(table=cast.table, user=cast.referee)
+    client.force_login(cast.referee)
+    html = client.get(table_url("scoring:table", cast.table)).content.decode()
+    away = pair_name(cast.table.away_pair)
+    assert f"由对方（{away}）确认结果" in html and 'name="opponents" value="B"' in html
+    url = table_url("scoring:confirm", cast.table)
+    # The winners may not confirm their own win.
+    response = client.post(url, page_data(url, {"opponents": "A"}), **HTMX)
+    assert fresh(cast.table).status == TableMatch.Status.SUBMITTED
+    response = client.post(url, page_data(url, {"opponents": "B"}), **HTMX)
+    assert response.status_code == 200
+    assert fresh(cast.table).status == TableMatch.Status.CONFIRMED
+    entry = AuditEntry.objects.get(action="confirm")
+    assert f"由对方{away}在裁判手机上确认" in entry.summary and entry.actor == cast.referee
 
 
 def test_a_correction_without_a_reason_or_with_bad_json_is_refused_on_the_page(client, cast):

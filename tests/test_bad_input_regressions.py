@@ -53,9 +53,10 @@ def test_a_deal_with_a_version_that_is_not_a_number_is_not_a_server_error(
         {"deal": "A2", "key": "k1", "version": version},
         **HTMX,
     )
-    # Not a version this page could have sent: the deal is checked like one without it.
-    assert response.status_code == 200
-    assert TableEvent.objects.filter(table=referee_table).count() == 1
+    # Not a version this page could have sent: refused (issue 16), never "no check".
+    assert response.status_code == 422
+    assert "请求缺少有效的版本号" in response.content.decode()
+    assert TableEvent.objects.filter(table=referee_table).count() == 0
 
 
 @pytest.mark.parametrize("levels", ["²", "9" * 5000, "-1", "0"])

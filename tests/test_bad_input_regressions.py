@@ -207,7 +207,9 @@ def test_a_correction_that_json_cannot_read_into_python_is_refused(client, demo,
     client.force_login(chief)
     table = TableMatch.objects.filter(match__round__stage__event__tournament=demo[NANTONG]).first()
     response = client.post(
-        table_url("scoring:correct", table), {"events": events, "reason": "核对"}, **HTMX
+        table_url("scoring:correct", table),
+        {"events": events, "reason": "核对", "version": str(table.version)},
+        **HTMX,
     )
     assert response.status_code == 422
     assert "须为JSON列表" in response.content.decode()
@@ -226,13 +228,14 @@ def test_a_correction_that_json_cannot_read_into_python_is_refused(client, demo,
                 "reason": "拖\x00延",
                 "reported_by": "\x00",
                 "key": "p\x001",
+                "version": "0",
             },
         ),
         (
             "scoring:report",
             {"team": "A", "description": "偷\x00看", "reported_by": "乙\x00", "key": "r\x001"},
         ),
-        ("scoring:deal", {"deal": "A2", "key": "\x00d1"}),
+        ("scoring:deal", {"deal": "A2", "key": "\x00d1", "version": "0"}),
     ],
 )
 def test_nul_characters_in_free_text_are_dropped_not_a_server_error(

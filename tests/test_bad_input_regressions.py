@@ -54,9 +54,10 @@ def test_a_deal_with_a_version_that_is_not_a_number_is_not_a_server_error(
         {"deal": "A2", "key": "k1", "version": version},
         **HTMX,
     )
-    # Not a version this page could have sent: the deal is checked like one without it.
-    assert response.status_code == 200
-    assert TableEvent.objects.filter(table=referee_table).count() == 1
+    # Not a version this page could have sent: refused (issue 16), never "no check".
+    assert response.status_code == 422
+    assert "请求缺少有效的版本号" in response.content.decode()
+    assert TableEvent.objects.filter(table=referee_table).count() == 0
 
 
 @pytest.mark.parametrize("levels", ["²", "9" * 5000, "-1", "0"])
@@ -207,7 +208,9 @@ def test_a_correction_that_json_cannot_read_into_python_is_refused(client, demo,
     client.force_login(chief)
     table = TableMatch.objects.filter(match__round__stage__event__tournament=demo[NANTONG]).first()
     response = client.post(
-        table_url("scoring:correct", table), {"events": events, "reason": "核对"}, **HTMX
+        table_url("scoring:correct", table),
+        {"events": events, "reason": "核对", "version": str(table.version)},
+        **HTMX,
     )
     assert response.status_code == 422
     assert "须为JSON列表" in response.content.decode()
@@ -226,13 +229,14 @@ def test_a_correction_that_json_cannot_read_into_python_is_refused(client, demo,
                 "reason": "拖\x00延",
                 "reported_by": "\x00",
                 "key": "p\x001",
+                "version": "0",
             },
         ),
         (
             "scoring:report",
             {"team": "A", "description": "偷\x00看", "reported_by": "乙\x00", "key": "r\x001"},
         ),
-        ("scoring:deal", {"deal": "A2", "key": "\x00d1"}),
+        ("scoring:deal", {"deal": "A2", "key": "\x00d1", "version": "0"}),
     ],
 )
 def test_nul_characters_in_free_text_are_dropped_not_a_server_error(

@@ -25,6 +25,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from guandan_cup import cache as cache_module
 from guandan_cup.cache import RedisCache
 from scoring.models import AuditEntry, TableEvent, TableMatch
+from scoring.tests.utils import page_data
 from tournaments.models import Event, Match, Official
 
 User = get_user_model()
@@ -161,10 +162,10 @@ def staff(demo):
     table = _first_table()
     tournament = table.match.round.stage.event.tournament
     referee, chief = User.objects.create_user("referee"), User.objects.create_user("chief")
-    TableMatch.objects.filter(pk=table.pk).update(referee=referee)
-    Official.objects.create(
+    official = Official.objects.create(
         tournament=tournament, name="裁判甲", role=Official.Role.REFEREE, user=referee
     )
+    TableMatch.objects.filter(pk=table.pk).update(referee=official)
     Official.objects.create(
         tournament=tournament, name="裁判长甲", role=Official.Role.CHIEF_REFEREE, user=chief
     )
@@ -202,20 +203,47 @@ def test_undo_time_up_submit_and_confirm_go_through_and_move_the_bracket(cache_d
     client.force_login(referee)
     url = _table_url
     assert (
-        client.post(url("scoring:deal", table), {"deal": "A2", "key": "d1"}, **HTMX).status_code
+        client.post(
+            url("scoring:deal", table),
+            page_data(url("scoring:deal", table), {"deal": "A2", "key": "d1"}),
+            **HTMX,
+        ).status_code
         == 200
     )
-    assert client.post(url("scoring:undo", table), **HTMX).status_code == 200
     assert (
-        client.post(url("scoring:deal", table), {"deal": "A2", "key": "d2"}, **HTMX).status_code
+        client.post(
+            url("scoring:undo", table), page_data(url("scoring:undo", table)), **HTMX
+        ).status_code
         == 200
     )
-    assert client.post(url("scoring:time-up", table), {"key": "t1"}, **HTMX).status_code == 200
-    assert client.post(url("scoring:submit", table), **HTMX).status_code == 200
+    assert (
+        client.post(
+            url("scoring:deal", table),
+            page_data(url("scoring:deal", table), {"deal": "A2", "key": "d2"}),
+            **HTMX,
+        ).status_code
+        == 200
+    )
+    assert (
+        client.post(
+            url("scoring:time-up", table),
+            page_data(url("scoring:time-up", table), {"key": "t1"}),
+            **HTMX,
+        ).status_code
+        == 200
+    )
+    assert (
+        client.post(
+            url("scoring:submit", table), page_data(url("scoring:submit", table)), **HTMX
+        ).status_code
+        == 200
+    )
     bracket = reverse("live:bracket-json", args=[NANTONG, "guandan"])
     before = Client().get(bracket)
     client.force_login(chief)
-    confirmed = client.post(url("scoring:confirm", table), **HTMX)
+    confirmed = client.post(
+        url("scoring:confirm", table), page_data(url("scoring:confirm", table)), **HTMX
+    )
     assert confirmed.status_code == 200
     table.refresh_from_db()
     assert table.status == TableMatch.Status.CONFIRMED

@@ -533,7 +533,12 @@ SCRIPT = textwrap.dedent(
     User = get_user_model()
     if step == "confirm-then-crash":
         load_demo()
-        User.objects.create_user("referee"); User.objects.create_user("chief")
+        User.objects.create_user("referee")
+        from tournaments.models import Official, Tournament
+        Official.objects.create(
+            tournament=Tournament.objects.get(slug="nantong-2014"), name="裁判长",
+            role="chief_referee", user=User.objects.create_user("chief"),
+        )
     match = (
         Match.objects.filter(round__stage__event__tournament__slug="nantong-2014", round__number=1)
         .exclude(status="bye").order_by("index").first()

@@ -26,7 +26,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.test import Client, override_settings
-from django.urls import URLResolver, get_resolver, reverse
+from django.urls import URLResolver, get_resolver, resolve, reverse
 from django.utils import timezone
 
 from scoring.models import CheckIn, Report, TableEvent, TableMatch
@@ -624,6 +624,7 @@ MATRIX: list[Row] = [
             "notice_text": w.reg.notice_text,
             "certificate_title": w.reg.certificate_title,
             "certificate_text": w.reg.certificate_text,
+            "confirmation": w.reg.confirmation,
         },
         done=lambda w: fresh(w.reg).name == "改名杯",
     ),
@@ -818,7 +819,8 @@ MATRIX: list[Row] = [
     Row(
         "POST",
         "scoring:confirm",
-        CHIEF,
+        # A second official: any referee but the one who entered and submitted the result.
+        "login 403 403 403 ok 403 ok ok ok",
         prepare=_submitted,
         done=lambda w: fresh(w.table).status == TableMatch.Status.CONFIRMED,
     ),
@@ -911,8 +913,31 @@ def _url(row: Row, w, extra: dict) -> str:
     return reverse(row.name, kwargs=kwargs)
 
 
-def _data(row: Row, w) -> dict:
-    return row.data(w) if callable(row.data) else dict(row.data)
+# The table writes whose pages send the table's version (every one that changes a result).
+VERSIONED = {
+    "scoring:deal",
+    "scoring:game",
+    "scoring:point",
+    "scoring:first-server",
+    "scoring:penalty",
+    "scoring:time-up",
+    "scoring:forfeit",
+    "scoring:undo",
+    "scoring:submit",
+    "scoring:confirm",
+    "scoring:report-deduction",
+    "scoring:correct",
+}
+
+
+def _data(row: Row, w, url: str = "") -> dict:
+    """The row's form; a table write gets the version its page would show, as the page sends
+    it (a write without one is refused)."""
+    data = row.data(w) if callable(row.data) else dict(row.data)
+    if row.name in VERSIONED and "version" not in data and url:
+        table_id = resolve(url).kwargs["table_id"]
+        data["version"] = str(TableMatch.objects.get(pk=table_id).version)
+    return data
 
 
 def request(row: Row, w, role: str, *, client: Client | None = None):
@@ -929,7 +954,7 @@ def request(row: Row, w, role: str, *, client: Client | None = None):
         url = _url(row, w, extra)
         headers = {"HTTP_HX_REQUEST": "true"} if row.htmx else {}
         if row.method == "POST":
-            response = client.post(url, _data(row, w), **headers)
+            response = client.post(url, _data(row, w, url), **headers)
         else:
             response = client.get(url, **headers)
         return response, outcome(response), (row.done(w) if row.done is not None else None)

@@ -39,7 +39,19 @@ class TournamentAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
     inlines = [VenueInline, OfficialInline, EventInline]
     fieldsets = [
-        (None, {"fields": ["slug", "name", "organiser_name", "status", "one_event_per_person"]}),
+        (
+            None,
+            {
+                "fields": [
+                    "slug",
+                    "name",
+                    "organiser_name",
+                    "status",
+                    "one_event_per_person",
+                    "confirmation",
+                ]
+            },
+        ),
         (
             "时间与地点",
             {

@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import wraps
 
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import known_user, plain_text
@@ -122,12 +123,57 @@ def _people_loaded(table: TableMatch) -> bool:
     return True
 
 
-def check_version(table: TableMatch, expected_version: int | None) -> None:
-    if expected_version is not None and int(expected_version) != table.version:
+# A phone's idempotency key is kept whole in TableEvent.key (64 characters), with room for
+# the ":time" suffix of an automatic time_up: a longer key is refused, never cut (two long
+# keys sharing a prefix would count as one submission).
+KEY_LIMIT = 58
+
+
+def phone_key(key, *, limit: int = KEY_LIMIT) -> str:
+    """The phone's key as sent (trimmed, no NUL), or TableError when it is too long."""
+    key = plain_text(key)
+    if len(key) > limit:
         raise TableError(
-            "stale",
-            _("这一台刚被另一台设备更新过（第%(v)s版）；请刷新后再录入。") % {"v": table.version},
+            "key_too_long",
+            _("提交标识太长（最多%(n)s个字符）；请刷新页面后重试。") % {"n": limit},
         )
+    return key
+
+
+def check_version(table: TableMatch, expected_version: int | None) -> None:
+    """Refuse a write made on another version of the table than its current one, saying
+    who changed the table last and when. ``None`` is the server's own write (the desk's
+    whistle, the demo): the pages always send the version they show, and a page's missing
+    or unreadable version is refused before it gets here (``scoring.views.table``)."""
+    if expected_version is None:
+        return
+    if (
+        isinstance(expected_version, bool)
+        or not isinstance(expected_version, int)
+        or expected_version < 0
+    ):
+        raise TableError("invalid_version", _("版本号无效；请刷新页面后重试。"))
+    if expected_version != table.version:
+        raise TableError("stale", stale_message(table))
+
+
+def stale_message(table: TableMatch) -> str:
+    """Who changed the table last and when, for a write made on an older page."""
+    last = table.audit.select_related("actor").order_by("-created_at", "-pk").first()
+    if last is None:
+        return _("这一台已是第%(v)s版；你看到的是旧页面，请刷新后再操作。") % {"v": table.version}
+    who = person_name(last.actor) if last.actor else _("系统")
+    when = timezone.localtime(last.created_at).strftime("%H:%M:%S")
+    return _(
+        "这一台已被%(who)s于%(when)s更新（%(what)s，第%(v)s版）；你看到的是旧页面，请刷新后再操作。"
+    ) % {"who": who, "when": when, "what": last.summary or last.action, "v": table.version}
+
+
+def person_name(user) -> str:
+    """A person as others read them: their full name, else their login name."""
+    if user is None:
+        return "—"
+    return (user.get_full_name() or user.get_username()).strip()
 
 
 def audit(

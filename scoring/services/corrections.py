@@ -15,13 +15,21 @@ from scoring.services.common import TableError
 
 
 @transaction.atomic
-def correct_table(*, table: TableMatch, events: list[dict], reason: str, user) -> TableMatch:
+def correct_table(
+    *,
+    table: TableMatch,
+    events: list[dict],
+    reason: str,
+    user,
+    expected_version: int | None = None,
+) -> TableMatch:
     """The chief referee replaces a table's record (after submission or confirmation) with a
     reason. The old events stay, marked undone; the tie and the bracket are re-derived."""
     reason = plain_text(reason, limit=300)
     if not reason:
         raise TableError("no_reason", _("更正必须写明原因。"))
     table = common.locked(table)
+    common.check_version(table, expected_version)
     state, _described = common.replay_table(table, events)  # validates the whole new record
     engine = common.scorer(table)
     before = table.state

@@ -28,7 +28,7 @@ def add_report(
 ) -> Report:
     """Record a report (举报). With the phone's ``key``, a resend after a dropped connection
     finds the report already there and records nothing twice."""
-    key = plain_text(key, limit=64)
+    key = common.phone_key(key, limit=64)
     table = common.locked(table)
     if key:
         existing = Report.objects.filter(table=table, key=key).first()
@@ -70,8 +70,10 @@ def rule_report(*, report: Report, upheld: bool, user) -> int:
 
 
 @transaction.atomic
-def apply_report_deduction(*, table: TableMatch, team: str, user, key: str) -> TableMatch:
-    key = plain_text(key, limit=58)
+def apply_report_deduction(
+    *, table: TableMatch, team: str, user, key: str, expected_version: int | None = None
+) -> TableMatch:
+    key = common.phone_key(key)
     if key and table.events.filter(key=key).exists():
         return table  # a resend of a deduction already recorded
     reports = list(
@@ -89,6 +91,7 @@ def apply_report_deduction(*, table: TableMatch, team: str, user, key: str) -> T
         event=deduction,
         user=user,
         key=key,
+        expected_version=expected_version,
         reason=_("三次举报属实，扣级"),
     )
     penalty = table.events.get(key=key)

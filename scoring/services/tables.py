@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from guandan_cup.inputs import plain_text
 from scoring.engines.common import EngineError
 from scoring.models import TableEvent, TableMatch
-from scoring.services import common, ties
+from scoring.services import common, confirmation, ties
 from scoring.services.common import TableError
 from tournaments.draw import plan as draw_plan
 from tournaments.models import Event, Match, Pair
@@ -80,8 +80,7 @@ def record_event(
 ) -> tuple[TableMatch, str, bool]:
     """Record one event (a deal, a penalty, time up, a forfeit). Returns (table, the engine's
     description, created) — ``created`` is False when this key was already recorded."""
-    # Room for the ":time" suffix of an automatic time_up within the 64-character column.
-    key = plain_text(key, limit=58)
+    key = common.phone_key(key)
     reason, reported_by = plain_text(reason, limit=200), plain_text(reported_by, limit=100)
     if not key:
         raise TableError("no_key", _("缺少提交标识，请刷新页面后重试。"))
@@ -208,13 +207,31 @@ def _winner_name(table: TableMatch) -> str:
 
 
 @transaction.atomic
-def confirm_table(*, table: TableMatch, user) -> TableMatch:
-    """The chief referee (or a second official) confirms; only then does the bracket move."""
+def confirm_table(
+    *, table: TableMatch, user, expected_version: int | None = None, opponents: str = ""
+) -> TableMatch:
+    """A second official confirms (:mod:`scoring.services.confirmation` says who), or — where
+    the tournament allows it — the pair the result goes against (``opponents``, "A" or
+    "B"), on the referee's phone, named in the audit; only then does the bracket move."""
     table = common.locked(table)
+    common.check_version(table, expected_version)
     if table.status != TableMatch.Status.SUBMITTED:
         raise TableError("not_submitted", _("只有已提交的结果才能确认。"))
-    if table.submitted_by_id and table.submitted_by_id == getattr(user, "pk", None):
-        raise TableError("same_person", _("提交结果的人不能再确认；请由裁判长或另一位裁判确认。"))
+    names = common.side_names(table)
+    by = ""
+    if opponents:
+        # On the referee's phone, the pair the result goes against confirms it.
+        if opponents != confirmation.opponents_may_confirm(user, table):
+            raise TableError("not_opponents", confirmation.who_may_confirm(table))
+        by = _("（由对方%(pair)s在裁判手机上确认）") % {"pair": names[opponents]}
+    elif not confirmation.may_confirm(user, table):
+        if getattr(user, "pk", None) in confirmation.authors(table):
+            raise TableError(
+                "same_person",
+                _("录入、提交或更正这一结果的人不能再确认；%(who)s")
+                % {"who": confirmation.who_may_confirm(table)},
+            )
+        raise TableError("not_allowed", confirmation.who_may_confirm(table))
     table.status, table.confirmed_by, table.confirmed_at = (
         TableMatch.Status.CONFIRMED,
         user,
@@ -228,7 +245,7 @@ def confirm_table(*, table: TableMatch, user) -> TableMatch:
         table,
         user,
         "confirm",
-        _("确认结果：%(w)s胜") % {"w": _winner_name(table)},
+        _("确认结果：%(w)s胜") % {"w": _winner_name(table)} + by,
         after=table.state,
     )
     try:

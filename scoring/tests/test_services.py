@@ -542,10 +542,38 @@ def test_a_long_key_after_the_whistle_still_fits_the_key_column(people):
     referee, chief = people
     table = tables(first_round("nantong-2014")[0])[0]
     call_time(round=table.match.round, user=chief)
-    deal(table, "AABB", referee, key="k" * 64)
+    deal(table, "AABB", referee, key="k" * 58)
     keys = list(TableEvent.objects.filter(table=table).values_list("key", flat=True))
-    assert len(keys) == 2
-    assert all(len(k) <= 64 for k in keys)
+    assert keys == ["k" * 58, "k" * 58 + ":time"]
+
+
+def test_keys_are_kept_whole_and_a_key_too_long_is_refused_not_cut(people):
+    referee, _chief = people
+    table = tables(first_round("nantong-2014")[0])[0]
+    # Two long keys sharing a 57-character prefix are two submissions, not one.
+    deal(table, "AABB", referee, key="p" * 57 + "1")
+    deal(table, "BBAA", referee, key="p" * 57 + "2")
+    assert TableEvent.objects.filter(table=table).count() == 2
+    with pytest.raises(TableError) as err:
+        deal(table, "AABB", referee, key="p" * 59)
+    assert err.value.code == "key_too_long" and "提交标识太长" in err.value.message
+    assert TableEvent.objects.filter(table=table).count() == 2
+
+
+@pytest.mark.parametrize("version", [-1, True, "3", 1.5])
+def test_an_invalid_version_is_refused_not_taken_as_no_check(people, version):
+    referee, _chief = people
+    table = tables(first_round("nantong-2014")[0])[0]
+    with pytest.raises(TableError) as err:
+        record_event(
+            table=table,
+            event={"order": list("AABB")},
+            user=referee,
+            key="k",
+            expected_version=version,
+        )
+    assert err.value.code == "invalid_version"
+    assert not TableEvent.objects.filter(table=table).exists()
 
 
 def test_the_anhui_whistle_records_time_up_at_once_and_sudden_death_follows(people):
@@ -882,7 +910,18 @@ def test_reopening_a_confirmed_table_by_correction_re_derives_the_tie(people):
     assert table.status == TableMatch.Status.OPEN
     record(table, {"time_up": True}, referee)
     submit_table(table=table, user=referee)
-    confirm_table(table=table, user=chief)
+    # The chief entered the corrected record: a second official confirms it.
+    with pytest.raises(TableError) as err:
+        confirm_table(table=table, user=chief)
+    assert err.value.code == "same_person"
+    second = get_user_model().objects.create_user("second-referee")
+    Official.objects.create(
+        tournament=match.round.stage.event.tournament,
+        name="裁判乙",
+        role=Official.Role.REFEREE,
+        user=second,
+    )
+    confirm_table(table=table, user=second)
     win_table(t3, "B", referee, chief)
     match = fresh(match)
     assert (match.home_score, match.away_score) == (1, 2)
@@ -1064,3 +1103,123 @@ def test_the_same_key_from_two_threads_at_once_records_one_row(demo):
     table = fresh(table)
     assert TableEvent.objects.filter(table=table).count() == 5
     assert table.version == 5
+
+
+def _race(*writes) -> tuple[list[str], list[TableError]]:
+    """Run the writes at the same moment; (names of those that succeeded, their refusals)."""
+    won: list[str] = []
+
+    def attempt(name, write):
+        def work():
+            write()
+            won.append(name)
+
+        return work
+
+    errors = _run_together([attempt(name, write) for name, write in writes])
+    return won, errors
+
+
+def _second_chief(table) -> User:
+    chief2 = User.objects.create_user("chief-2")
+    Official.objects.create(
+        tournament=table.match.round.stage.event.tournament,
+        name="仲裁组甲",
+        role=Official.Role.ARBITRATION,
+        user=chief2,
+    )
+    return chief2
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_two_corrections_at_once_one_wins_and_the_other_is_told_who_changed_the_table(people):
+    referee, chief = people
+    table = tables(first_round("nantong-2014")[0])[0]
+    play_out(table, "A", referee)
+    submit_table(table=table, user=referee)
+    chief2, version = _second_chief(table), fresh(table).version
+
+    def correction(user, order):
+        return lambda: correct_table(
+            table=TableMatch.objects.get(pk=table.pk),
+            events=[{"order": list(order)}, {"time_up": True}],
+            reason="核对记分表",
+            user=user,
+            expected_version=version,
+        )
+
+    won, errors = _race(("one", correction(chief, "BBAA")), ("two", correction(chief2, "ABAB")))
+    assert len(won) == 1 and len(errors) == 1
+    assert isinstance(errors[0], TableError) and errors[0].code == "stale"
+    assert "你看到的是旧页面" in errors[0].message
+    assert AuditEntry.objects.filter(table=table, action="correct").count() == 1
+    assert fresh(table).version == version + 1
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_correction_racing_a_confirmation_leaves_one_of_them_and_refuses_the_other(people):
+    referee, chief = people
+    table = tables(first_round("nantong-2014")[0])[0]
+    play_out(table, "A", referee)
+    submit_table(table=table, user=referee)
+    chief2, version = _second_chief(table), fresh(table).version
+    won, errors = _race(
+        (
+            "correct",
+            lambda: correct_table(
+                table=TableMatch.objects.get(pk=table.pk),
+                events=[{"order": list("BBAA")}, {"time_up": True}],
+                reason="核对记分表",
+                user=chief,
+                expected_version=version,
+            ),
+        ),
+        (
+            "confirm",
+            lambda: confirm_table(
+                table=TableMatch.objects.get(pk=table.pk), user=chief2, expected_version=version
+            ),
+        ),
+    )
+    assert len(won) == 1 and [e.code for e in errors] == ["stale"]
+    table = fresh(table)
+    if won == ["confirm"]:
+        # Confirmed as chief 2 saw it: the correction was refused, the record is the referee's.
+        assert (table.status, table.confirmed_by, table.winner) == ("confirmed", chief2, "A")
+    else:
+        # Corrected: chief 2 never confirmed a result they did not see.
+        assert (table.status, table.confirmed_by, table.winner) == ("submitted", None, "B")
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_an_undo_racing_a_deal_on_the_same_version_one_wins(people):
+    referee, _chief = people
+    table = tables(first_round("nantong-2014")[0])[0]
+    deal(table, "AABB", referee)
+    version = fresh(table).version
+    won, errors = _race(
+        (
+            "undo",
+            lambda: undo_last(
+                table=TableMatch.objects.get(pk=table.pk), user=referee, expected_version=version
+            ),
+        ),
+        (
+            "deal",
+            lambda: record_event(
+                table=TableMatch.objects.get(pk=table.pk),
+                event={"order": list("BBAA")},
+                user=referee,
+                key="race-deal",
+                expected_version=version,
+            ),
+        ),
+    )
+    assert len(won) == 1 and [e.code for e in errors] == ["stale"]
+    table = fresh(table)
+    assert table.version == version + 1
+    active = [e.payload for e in active_events(table)]
+    assert active == ([] if won == ["undo"] else [{"order": list("AABB")}, {"order": list("BBAA")}])

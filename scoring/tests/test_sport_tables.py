@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scoring.models import AuditEntry, TableEvent, TableMatch
 from scoring.services.common import TableError
 from scoring.services.tables import confirm_table, record_event, submit_table
-from scoring.tests.utils import assign_referee, fresh
+from scoring.tests.utils import assign_referee, fresh, page_data
 from tournaments.models import Entry, Event, Match, Official
 
 User = get_user_model()
@@ -66,7 +66,8 @@ def url(name: str, table: TableMatch, slug: str) -> str:
 
 
 def post(client, name, table, slug, data, key="k"):
-    return client.post(url(name, table, slug), {"key": key, **data}, **HTMX)
+    address = url(name, table, slug)
+    return client.post(address, page_data(address, {"key": key, **data}), **HTMX)
 
 
 def rows():
@@ -133,10 +134,12 @@ def test_badminton_games_entered_on_the_page_decide_the_match_and_move_the_brack
     table = fresh(table)
     assert table.winner == "A" and table.state["games_won"] == {"home": 2, "away": 1}
 
-    response = client.post(url("scoring:submit", table, "badminton"), {}, **HTMX)
+    address = url("scoring:submit", table, "badminton")
+    response = client.post(address, page_data(address), **HTMX)
     assert fresh(table).status == TableMatch.Status.SUBMITTED
     client.force_login(people["chief"])
-    client.post(url("scoring:confirm", table, "badminton"), {}, **HTMX)
+    address = url("scoring:confirm", table, "badminton")
+    client.post(address, page_data(address), **HTMX)
     match = fresh(match)
     assert match.status == Match.Status.FINISHED
     assert (match.winner, match.home_score, match.away_score) == ("home", 2, 1)

@@ -17,12 +17,14 @@ from django.utils import timezone
 
 from scoring.models import AuditEntry, CheckIn, Report, TableEvent, TableMatch
 from scoring.selectors import pair_name
+from scoring.services.common import TableError
+from scoring.services.corrections import correct_table
 from scoring.services.desk import check_in
 from scoring.services.reports import add_report, rule_report
 from scoring.services.tables import confirm_table, record_event, submit_table
 from scoring.tests.test_sport_tables import SPORT_URLS
-from scoring.tests.utils import assign_referee, first_round, fresh, tables
-from tournaments.models import Match, Official
+from scoring.tests.utils import assign_referee, first_round, fresh, page_data, tables
+from tournaments.models import Match, Official, Tournament
 
 User = get_user_model()
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -290,6 +292,16 @@ def _post(client, action: Action, c: Cast, extra: list, **kwargs):
     data = dict(action.data)
     if action.url_name == "scoring:checkin" and "forfeit_missing" not in data:
         data["table"] = str((kwargs.get("table") or c.table).pk)
+    if (
+        not action.tournament_level
+        and "version" not in data
+        and "key" in data
+        or (
+            action.url_name
+            in ("scoring:undo", "scoring:submit", "scoring:confirm", "scoring:correct")
+        )
+    ):
+        data["version"] = str(fresh(kwargs.get("table") or c.table).version)
     headers = {} if action.tournament_level else HTMX
     return client.post(_url(action, c, extra, **kwargs), data, **headers)
 
@@ -323,6 +335,9 @@ def test_a_write_url_refuses_everyone_who_may_not_use_it_and_changes_nothing(cli
     # (Whether the table's referee may check in its pairs: see the xfail test below.)
     if action.chief_only and name != "checkin":
         refused.append(cast.referee)
+    if name == "confirm":
+        # A second official confirms: any referee of the tournament but the submitter.
+        refused = [cast.nobody, cast.foreign_referee, cast.foreign_chief, cast.submitter]
     for who in refused:
         client.force_login(who)
         response = _post(client, action, cast, extra)
@@ -415,7 +430,9 @@ def test_a_referee_may_write_on_a_tie_assigned_to_them_through_the_match(client,
     client.force_login(cast.other_referee)
     for table in tables(cast.other_table.match):
         response = client.post(
-            table_url("scoring:deal", table), {"deal": "B3", "key": f"k{table.pk}"}, **HTMX
+            table_url("scoring:deal", table),
+            {"deal": "B3", "key": f"k{table.pk}", "version": "0"},
+            **HTMX,
         )
         assert response.status_code == 200
         assert fresh(table).state["levels"] == {"A": "2", "B": "4"}
@@ -484,15 +501,69 @@ def test_a_deal_on_an_old_version_is_refused_with_422(client, cast):
     assert TableEvent.objects.filter(table=cast.table).count() == 1
 
 
+def test_the_refusal_of_an_old_page_says_who_changed_the_table_and_when(client, cast):
+    cast.referee.first_name = "钱立"
+    cast.referee.save()
+    client.force_login(cast.referee)
+    url = table_url("scoring:deal", cast.table)
+    client.post(url, {"deal": "A2", "key": "k1", "version": "0"}, **HTMX)
+    client.force_login(cast.chief)
+    response = client.post(url, {"deal": "B2", "key": "k2", "version": "0"}, **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 422
+    when = timezone.localtime(AuditEntry.objects.get().created_at).strftime("%H:%M:%S")
+    assert f"这一台已被钱立于{when}更新" in html and "你看到的是旧页面" in html
+
+
+VERSIONED_ACTIONS = [
+    name for name in TABLE_ACTIONS if name not in ("report", "rule-report", "checkin")
+]
+
+
+@pytest.mark.parametrize("name", VERSIONED_ACTIONS)
+@pytest.mark.parametrize("version", [None, "", "-1", "x", "99"])
+def test_every_table_write_without_the_pages_version_is_refused_and_changes_nothing(
+    client, cast, name, version
+):
+    action = ACTIONS[name]
+    extra = action.prepare(cast) if action.prepare else []
+    client.force_login(cast.chief if action.chief_only else cast.referee)
+    data = {k: v for k, v in action.data.items() if k != "version"}
+    if version is not None:
+        data["version"] = version
+    before = snapshot()
+    response = client.post(_url(action, cast, extra), data, **HTMX)
+    assert response.status_code == 422
+    assert "版本号" in response.content.decode() or "旧页面" in response.content.decode()
+    assert snapshot() == before
+
+
 @pytest.mark.parametrize(
     "data, message",
     [
-        ({"key": "k1"}, "请选择上游方和对家名次"),
-        ({"deal": "C2", "key": "k1"}, "请选择上游方和对家名次"),
-        ({"deal": "A5", "key": "k1"}, "请选择上游方和对家名次"),
-        ({"deal": "A2"}, "缺少提交标识"),
+        ({"key": "k1", "version": "0"}, "请选择上游方和对家名次"),
+        ({"deal": "C2", "key": "k1", "version": "0"}, "请选择上游方和对家名次"),
+        ({"deal": "A5", "key": "k1", "version": "0"}, "请选择上游方和对家名次"),
+        ({"deal": "A2", "version": "0"}, "缺少提交标识"),
+        ({"deal": "A2", "key": "k1"}, "请求缺少有效的版本号"),
+        ({"deal": "A2", "key": "k1", "version": ""}, "请求缺少有效的版本号"),
+        ({"deal": "A2", "key": "k1", "version": "-1"}, "请求缺少有效的版本号"),
+        ({"deal": "A2", "key": "k1", "version": "1.0"}, "请求缺少有效的版本号"),
+        ({"deal": "A2", "key": "k1", "version": "7"}, "你看到的是旧页面"),
+        ({"deal": "A2", "key": "k" * 59, "version": "0"}, "提交标识太长"),
     ],
-    ids=["no-deal", "bad-side", "bad-place", "no-key"],
+    ids=[
+        "no-deal",
+        "bad-side",
+        "bad-place",
+        "no-key",
+        "no-version",
+        "empty-version",
+        "negative-version",
+        "decimal-version",
+        "future-version",
+        "long-key",
+    ],
 )
 def test_a_bad_deal_request_is_answered_422_in_chinese_and_nothing_is_saved(
     client, cast, data, message
@@ -519,7 +590,8 @@ def test_a_bad_deal_request_is_answered_422_in_chinese_and_nothing_is_saved(
 def test_a_bad_penalty_request_is_answered_422(client, cast, data, message):
     client.force_login(cast.referee)
     before = snapshot()
-    response = client.post(table_url("scoring:penalty", cast.table), {**data, "key": "k"}, **HTMX)
+    url = table_url("scoring:penalty", cast.table)
+    response = client.post(url, page_data(url, {**data, "key": "k"}), **HTMX)
     assert response.status_code == 422
     assert message in response.content.decode()
     assert snapshot() == before
@@ -532,7 +604,9 @@ def test_every_penalty_kind_can_be_entered_on_the_page(client, cast):
     for n, (kind, levels) in enumerate([("levels", "1"), ("back_to_2", ""), ("disqualify", "")]):
         response = client.post(
             url,
-            {"team": "A", "kind": kind, "levels": levels, "reason": "违规", "key": f"p{n}"},
+            page_data(
+                url, {"team": "A", "kind": kind, "levels": levels, "reason": "违规", "key": f"p{n}"}
+            ),
             **HTMX,
         )
         assert response.status_code == 200, response.content.decode()[:300]
@@ -548,7 +622,9 @@ def test_every_penalty_kind_can_be_entered_on_the_page(client, cast):
 
 def test_a_plain_post_redirects_to_the_table_page_with_the_message(client, cast):
     client.force_login(cast.referee)
-    response = client.post(table_url("scoring:deal", cast.table), {"deal": "B4", "key": "k1"})
+    response = client.post(
+        table_url("scoring:deal", cast.table), {"deal": "B4", "key": "k1", "version": "0"}
+    )
     assert response.status_code == 302
     assert response["Location"] == table_url("scoring:table", cast.table)
     html = client.get(response["Location"]).content.decode()
@@ -567,7 +643,8 @@ def test_after_submission_the_referee_has_no_buttons_and_the_chief_can_confirm(c
     client.force_login(cast.chief)
     html = client.get(table_url("scoring:table", cast.table)).content.decode()
     assert "确认结果" in html
-    response = client.post(table_url("scoring:confirm", cast.table), **HTMX)
+    url = table_url("scoring:confirm", cast.table)
+    response = client.post(url, page_data(url), **HTMX)
     assert response.status_code == 200
     assert fresh(cast.table).status == TableMatch.Status.CONFIRMED
 
@@ -576,10 +653,77 @@ def test_the_submitter_is_told_to_let_someone_else_confirm(client, cast):
     play_out(cast.table, "A", cast.chief)
     submit_table(table=cast.table, user=cast.chief)
     client.force_login(cast.chief)
-    response = client.post(table_url("scoring:confirm", cast.table), **HTMX)
-    assert response.status_code == 422
-    assert "提交结果的人不能再确认" in response.content.decode()
+    html = client.get(table_url("scoring:table", cast.table)).content.decode()
+    assert "确认结果</button>" not in html and "待另一位裁判确认" in html
+    url = table_url("scoring:confirm", cast.table)
+    assert client.post(url, page_data(url), **HTMX).status_code == 403
     assert fresh(cast.table).status == TableMatch.Status.SUBMITTED
+    # A referee of the tournament confirms the chief's own entries (Anhui: one 裁判长, two 裁判).
+    client.force_login(cast.other_referee)
+    html = client.get(table_url("scoring:table", cast.table)).content.decode()
+    assert "确认结果</button>" in html
+    assert client.post(url, page_data(url), **HTMX).status_code == 200
+    assert fresh(cast.table).confirmed_by == cast.other_referee
+
+
+def test_whoever_entered_or_corrected_the_result_may_not_confirm_it(client, cast):
+    # The chief records the deals, a referee submits: the chief may not confirm either.
+    play_out(cast.table, "A", cast.chief)
+    submit_table(table=cast.table, user=cast.referee)
+    with pytest.raises(TableError) as err:
+        confirm_table(table=fresh(cast.table), user=cast.chief)
+    assert err.value.code == "same_person" and "不能再确认" in err.value.message
+    # A chief who corrected a submitted result (the second person's rule walked round by a
+    # correction before) may not confirm it either.
+    correct_table(
+        table=fresh(cast.table),
+        events=[{"order": list("BBAA")}, {"time_up": True}],
+        reason="记分表核对",
+        user=cast.other_referee,
+    )
+    assert fresh(cast.table).status == TableMatch.Status.SUBMITTED
+    with pytest.raises(TableError) as err:
+        confirm_table(table=fresh(cast.table), user=cast.other_referee)
+    assert err.value.code == "same_person"
+    confirm_table(table=fresh(cast.table), user=cast.submitter)
+    assert fresh(cast.table).winner == "B"
+
+
+def test_a_tournament_may_leave_confirmation_to_the_chief_referee_and_panel(client, cast):
+    Tournament.objects.filter(pk=cast.table.match.round.stage.event.tournament_id).update(
+        confirmation=Tournament.Confirmation.CHIEF
+    )
+    play_out(cast.table, "A", cast.referee)
+    submit_table(table=cast.table, user=cast.referee)
+    client.force_login(cast.other_referee)
+    html = client.get(table_url("scoring:table", cast.table)).content.decode()
+    assert "确认结果</button>" not in html and "待裁判长或仲裁组确认" in html
+    with pytest.raises(TableError):
+        confirm_table(table=fresh(cast.table), user=cast.other_referee)
+    confirm_table(table=fresh(cast.table), user=cast.chief)
+
+
+def test_the_opposing_pair_confirms_on_the_referees_phone_where_the_tournament_allows_it(
+    client, cast
+):
+    Tournament.objects.filter(pk=cast.table.match.round.stage.event.tournament_id).update(
+        confirmation=Tournament.Confirmation.OPPONENTS
+    )
+    play_out(cast.table, "A", cast.referee)
+    submit_table(table=cast.table, user=cast.referee)
+    client.force_login(cast.referee)
+    html = client.get(table_url("scoring:table", cast.table)).content.decode()
+    away = pair_name(cast.table.away_pair)
+    assert f"由对方（{away}）确认结果" in html and 'name="opponents" value="B"' in html
+    url = table_url("scoring:confirm", cast.table)
+    # The winners may not confirm their own win.
+    response = client.post(url, page_data(url, {"opponents": "A"}), **HTMX)
+    assert fresh(cast.table).status == TableMatch.Status.SUBMITTED
+    response = client.post(url, page_data(url, {"opponents": "B"}), **HTMX)
+    assert response.status_code == 200
+    assert fresh(cast.table).status == TableMatch.Status.CONFIRMED
+    entry = AuditEntry.objects.get(action="confirm")
+    assert f"由对方{away}在裁判手机上确认" in entry.summary and entry.actor == cast.referee
 
 
 def test_a_correction_without_a_reason_or_with_bad_json_is_refused_on_the_page(client, cast):
@@ -592,7 +736,7 @@ def test_a_correction_without_a_reason_or_with_bad_json_is_refused_on_the_page(c
         ({"events": "not json", "reason": "r"}, "更正的记录格式不对"),
         ({"events": '{"order": 1}', "reason": "r"}, "更正的记录格式不对"),
     ):
-        response = client.post(url, data, **HTMX)
+        response = client.post(url, page_data(url, data), **HTMX)
         assert response.status_code == 422
         assert message in response.content.decode()
     assert snapshot() == before
@@ -739,11 +883,14 @@ def test_the_desk_lists_submitted_tables_oldest_first(client, cast):
 
 def test_the_audit_page_shows_the_actions_to_the_chief_referee_only(client, cast):
     client.force_login(cast.referee)
-    client.post(table_url("scoring:deal", cast.table), {"deal": "A2", "key": "k1"}, **HTMX)
-    client.post(table_url("scoring:time-up", cast.table), {"key": "k2"}, **HTMX)
-    client.post(table_url("scoring:submit", cast.table), **HTMX)
+    for name, data in (("deal", {"deal": "A2", "key": "k1"}), ("time-up", {"key": "k2"})):
+        url = table_url(f"scoring:{name}", cast.table)
+        client.post(url, page_data(url, data), **HTMX)
+    url = table_url("scoring:submit", cast.table)
+    client.post(url, page_data(url), **HTMX)
     client.force_login(cast.chief)
-    client.post(table_url("scoring:confirm", cast.table), **HTMX)
+    url = table_url("scoring:confirm", cast.table)
+    client.post(url, page_data(url), **HTMX)
     audit = reverse("scoring:audit", args=[NANTONG])
     html = client.get(audit).content.decode()
     for action in ("event", "submit", "confirm"):

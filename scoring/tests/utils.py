@@ -47,3 +47,14 @@ def assign_referee(rows, user) -> None:
                 defaults={"user": user},
             )
         type(row).objects.filter(pk=row.pk).update(referee=official)
+
+
+def page_data(url: str, data: dict | None = None) -> dict:
+    """A table write's form as its page sends it: with the version the page shows (the
+    table's current one, unless the test gives another)."""
+    from django.urls import resolve
+
+    data = dict(data or {})
+    if "version" not in data:
+        data["version"] = str(TableMatch.objects.get(pk=resolve(url).kwargs["table_id"]).version)
+    return data

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_POST, require_safe
 from guandan_cup.inputs import INT, plain_text, whole_number
 from scoring.engines.common import FORFEIT_REASONS, forfeit_code
 from scoring.models import Report, TableMatch
-from scoring.services import common, corrections, reports, tables
+from scoring.services import common, confirmation, corrections, reports, tables
 from scoring.services.common import TableError
 from tournaments.access import can_enter_table, is_chief
 from tournaments.live.http import POLL_SECONDS, live_response
@@ -105,6 +105,10 @@ def _context(
         "sides": _sides(engine, table, names),
         "serving": engine.server(table.state),
         "can_enter": can_enter_table(request.user, table, chief=chief),
+        "may_confirm": confirmation.may_confirm(request.user, table),
+        "opponents_confirm": confirmation.opponents_may_confirm(request.user, table),
+        "who_confirms": confirmation.who_may_confirm(table),
+        "opponents_name": names.get(confirmation.opponents_may_confirm(request.user, table), ""),
         "chief": chief,
         "key": uuid.uuid4().hex,
         "flash": flash,
@@ -178,9 +182,22 @@ def table_qr_svg(request, table: TableMatch) -> str:
     return buffer.getvalue().decode("utf-8")
 
 
-def referee_action(*, chief_only: bool = False):
-    """Login, the table (404 if not in this event), 403 unless the user may enter it, POST
-    only; the view returns (flash message) or raises TableError; the page is re-rendered."""
+def may_press_confirm(user, table, chief: bool) -> bool:
+    """Who may post a confirmation: of a submitted result only those the button is shown to
+    (a second official, or the referee's phone for the opposing pair); before submission
+    the officials and the table's referee, who are told it is not submitted yet."""
+    if table.status == TableMatch.Status.SUBMITTED:
+        return confirmation.may_confirm(user, table) or bool(
+            confirmation.opponents_may_confirm(user, table)
+        )
+    tournament = table.match.round.stage.event.tournament
+    return confirmation.is_official(user, tournament) or can_enter_table(user, table, chief=chief)
+
+
+def referee_action(*, chief_only: bool = False, allow=None):
+    """Login, the table (404 if not in this event), 403 unless the user may enter it (or
+    ``allow(user, table, chief)`` says so), POST only; the view returns (flash message) or
+    raises TableError; the page is re-rendered."""
 
     def decorate(view):
         @login_required
@@ -189,7 +206,10 @@ def referee_action(*, chief_only: bool = False):
         def wrapper(request, slug, event_slug, table_id, **kwargs):
             table = _table(slug, event_slug, table_id, request)
             chief = is_chief(request.user, table.match.round.stage.event.tournament)
-            allowed = chief if chief_only else can_enter_table(request.user, table, chief=chief)
+            if allow is not None:
+                allowed = allow(request.user, table, chief)
+            else:
+                allowed = chief if chief_only else can_enter_table(request.user, table, chief=chief)
             if not allowed:
                 raise PermissionDenied("Not your table.")
             problem, flash = "", ""
@@ -218,8 +238,17 @@ def referee_action(*, chief_only: bool = False):
     return decorate
 
 
-def _version(request) -> int | None:
-    return whole_number(request.POST.get("version", ""), maximum=INT)
+def _version(request) -> int:
+    """The table version the page showed. Every write from a page sends it; a missing or
+    unreadable one is refused, never taken as "no check" (a client that left it out would
+    write over a change it never saw)."""
+    version = whole_number(request.POST.get("version", ""), maximum=INT)
+    if version is None:
+        raise TableError(
+            "no_version",
+            _("请求缺少有效的版本号，无法核对你看到的是不是最新记录；请刷新页面后重试。"),
+        )
+    return version
 
 
 def _order(top: str, place: str) -> list[str]:
@@ -390,9 +419,15 @@ def report(request, table):
     return _("举报已记录，等待仲裁组裁定。")
 
 
-@referee_action(chief_only=True)
+@referee_action(allow=may_press_confirm)
 def confirm(request, table):
-    tables.confirm_table(table=table, user=request.user)
+    side = request.POST.get("opponents", "")
+    tables.confirm_table(
+        table=table,
+        user=request.user,
+        expected_version=_version(request),
+        opponents=side if side in ("A", "B") else "",
+    )
     return _("结果已确认。")
 
 
@@ -415,12 +450,14 @@ def report_deduction(request, table):
         team=request.POST.get("team", ""),
         user=request.user,
         key=request.POST.get("key", ""),
+        expected_version=_version(request),
     )
     return _("已按三次举报属实扣级。")
 
 
 @referee_action(chief_only=True)
 def correct(request, table):
+    version = _version(request)
     try:
         events = json.loads(request.POST.get("events", ""))
     except (ValueError, RecursionError):  # not JSON, a 5,000-digit number, nesting too deep
@@ -428,6 +465,10 @@ def correct(request, table):
     if not isinstance(events, list):
         raise TableError("invalid_json", _("更正的记录格式不对（须为JSON列表）。"))
     corrections.correct_table(
-        table=table, events=events, reason=request.POST.get("reason", ""), user=request.user
+        table=table,
+        events=events,
+        reason=request.POST.get("reason", ""),
+        user=request.user,
+        expected_version=version,
     )
     return _("记录已更正。")

@@ -46,6 +46,7 @@ class TournamentForm(forms.ModelForm):
             "leaders_meeting_at",
             "leaders_meeting_place",
             "one_event_per_person",
+            "confirmation",
             "notice_title",
             "notice_addressee",
             "notice_text",

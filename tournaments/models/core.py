@@ -74,6 +74,21 @@ class Tournament(models.Model):
     one_event_per_person = models.BooleanField(
         _("每人限报一项"), default=False, help_text=_("安徽农大：只能参加一个比赛项目")
     )
+
+    class Confirmation(models.TextChoices):
+        OFFICIAL = "official", _("另一位裁判或裁判长")
+        CHIEF = "chief", _("只由裁判长或仲裁组")
+        OPPONENTS = "opponents", _("另一位裁判，或对方选手在裁判手机上确认")
+
+    # Who confirms a table's result (never the one who entered, submitted or corrected it).
+    # The notices name a 裁判长 and referees and no more: any second official confirms.
+    confirmation = models.CharField(
+        _("结果确认"),
+        max_length=16,
+        choices=Confirmation.choices,
+        default=Confirmation.OFFICIAL,
+        help_text=_("录入、提交或更正结果的人都不能确认它"),
+    )
     status = models.CharField(
         _("状态"), max_length=32, choices=Status.choices, default=Status.DRAFT
     )

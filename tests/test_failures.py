@@ -448,6 +448,12 @@ def test_a_postgresql_backend_killed_mid_request_leaves_nothing_half_written(dem
 
     referee, chief = User.objects.create_user("referee"), User.objects.create_user("chief")
     match = first_tie()
+    Official.objects.create(
+        tournament=match.round.stage.event.tournament,
+        name="裁判长",
+        role=Official.Role.CHIEF_REFEREE,
+        user=chief,
+    )
     first, second, _third = tables_of(match)
     cast = Cast(referee, chief)
     confirmed(first, "A", cast)
@@ -463,7 +469,7 @@ def test_a_postgresql_backend_killed_mid_request_leaves_nothing_half_written(dem
         mock.patch(target, side_effect=kill_the_backend),
         pytest.raises((OperationalError, InterfaceError)),
     ):
-        if target.endswith("_save_state"):
+        if target.endswith("save_state"):
             record_event(table=table, event={"order": list("AABB")}, key="k")
         else:
             confirm_table(table=second, user=chief)

@@ -80,6 +80,21 @@ def is_trusted_proxy(address) -> bool:
 _warned_untrusted: set[str] = set()
 
 
+def warn_untrusted(remote: str) -> None:
+    """Log, once per address (and for a few addresses at most), that forwarded headers came
+    from a peer TRUSTED_PROXIES does not name: a misconfigured proxy shows up in the log."""
+    if remote in _warned_untrusted or len(_warned_untrusted) >= 16:
+        return
+    _warned_untrusted.add(remote)
+    logger.warning(
+        "X-Forwarded-For/-Proto from %s, which TRUSTED_PROXIES does not name, are ignored: "
+        "its requests are counted under %s and taken as plain HTTP. If it is your proxy, "
+        "add it to TRUSTED_PROXIES.",
+        remote,
+        remote,
+    )
+
+
 def client_ip(request: HttpRequest) -> str | None:
     """The visitor's address for login throttling.
 
@@ -95,15 +110,8 @@ def client_ip(request: HttpRequest) -> str | None:
     if count <= 0 or remote is None:
         return remote
     if not is_trusted_proxy(remote):
-        if header and remote not in _warned_untrusted and len(_warned_untrusted) < 16:
-            _warned_untrusted.add(remote)
-            logger.warning(
-                "X-Forwarded-For from %s, which TRUSTED_PROXIES does not name, is ignored: "
-                "its requests are counted under %s. If it is your proxy, add it to "
-                "TRUSTED_PROXIES.",
-                remote,
-                remote,
-            )
+        if header:
+            warn_untrusted(remote)
         return remote
     forwarded = [part for part in header.split(",") if part.strip()]
     address = remote

@@ -1,8 +1,47 @@
-"""Per-request middleware of the project: the interface language and the size of a request."""
+"""Per-request middleware of the project: forwarded headers only from trusted proxies, the
+interface language and the size of a request."""
 
 from django.conf import settings
 from django.middleware.locale import LocaleMiddleware
 from django.utils import translation
+
+from guandan_cup.accounts import is_trusted_proxy, warn_untrusted
+
+# The headers a reverse proxy sets about the client's connection. Django believes
+# X-Forwarded-Proto (SECURE_PROXY_SSL_HEADER: "this request came over HTTPS", so secure
+# cookies and no redirect) and X-Forwarded-Host/Port when told to; login throttling reads
+# X-Forwarded-For (guandan_cup.accounts.client_ip).
+FORWARDED_HEADERS = (
+    "HTTP_X_FORWARDED_PROTO",
+    "HTTP_X_FORWARDED_HOST",
+    "HTTP_X_FORWARDED_PORT",
+    "HTTP_X_FORWARDED_FOR",
+    "HTTP_FORWARDED",
+)
+
+
+class TrustedProxyMiddleware:
+    """Forget the forwarded headers of a request that did not come from a trusted proxy
+    (settings.TRUSTED_PROXIES).
+
+    A client that reaches the app server past the proxy could otherwise claim HTTPS with
+    ``X-Forwarded-Proto: https`` (and so receive secure cookies over plain HTTP, or dodge
+    the HTTPS redirect) or choose the address it is throttled under. First in MIDDLEWARE,
+    so nothing reads the headers before they are checked.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        meta = request.META
+        if any(name in meta for name in FORWARDED_HEADERS):
+            remote = meta.get("REMOTE_ADDR") or ""
+            if not is_trusted_proxy(remote):
+                warn_untrusted(remote)
+                for name in FORWARDED_HEADERS:
+                    meta.pop(name, None)
+        return self.get_response(request)
 
 
 class ChineseFirstLocaleMiddleware(LocaleMiddleware):

@@ -223,3 +223,42 @@ def test_docker_compose_still_parses():
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
+
+
+# --------------------------------------------------------------------------- other headers
+
+
+@pytest.fixture
+def https_behind_a_proxy(behind_a_proxy):
+    behind_a_proxy.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    behind_a_proxy.SECURE_SSL_REDIRECT = True
+    return behind_a_proxy
+
+
+def test_https_is_believed_from_the_proxy(db, https_behind_a_proxy):
+    response = Client().get("/healthz", REMOTE_ADDR="172.30.0.2", HTTP_X_FORWARDED_PROTO="https")
+    assert response.status_code == 200
+
+
+def test_a_client_past_the_proxy_cannot_claim_https(db, https_behind_a_proxy):
+    # Straight to the app server, claiming the proxy's header: it is plain HTTP, and the
+    # answer is the redirect to HTTPS (a secure cookie would go out over plain HTTP).
+    home = Client().get("/", REMOTE_ADDR="203.0.113.5", HTTP_X_FORWARDED_PROTO="https")
+    assert home.status_code == 301
+    assert home["Location"].startswith("https://")
+
+
+def test_forwarded_headers_from_an_untrusted_peer_never_reach_a_view(rf, behind_a_proxy):
+    from guandan_cup.middleware import FORWARDED_HEADERS, TrustedProxyMiddleware
+
+    seen = {}
+
+    def view(request):
+        seen.update(request.META)
+        return None
+
+    headers = {name: "https" for name in FORWARDED_HEADERS}
+    TrustedProxyMiddleware(view)(rf.get("/", REMOTE_ADDR="203.0.113.5", **headers))
+    assert not set(FORWARDED_HEADERS) & set(seen)
+    TrustedProxyMiddleware(view)(rf.get("/", REMOTE_ADDR="172.30.0.9", **headers))
+    assert set(FORWARDED_HEADERS) <= set(seen)

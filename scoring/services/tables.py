@@ -15,7 +15,7 @@ from scoring.models import TableEvent, TableMatch
 from scoring.services import common, confirmation, ties
 from scoring.services.common import TableError
 from tournaments.draw import plan as draw_plan
-from tournaments.models import Event, Match, Pair
+from tournaments.models import Match, Pair
 
 
 def ensure_tables(match: Match) -> list[TableMatch]:
@@ -52,7 +52,7 @@ def ensure_tables_for(matches) -> None:
         if event.pk not in initial:
             engine = event.scorer()
             initial[event.pk] = engine.state_dict(engine.initial())
-        count = event.pairs_per_team if event.entry_kind == Event.EntryKind.TEAM else 1
+        count = event.tables_per_match
         rows += [
             TableMatch(
                 match=m,

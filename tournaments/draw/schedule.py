@@ -26,7 +26,7 @@ def auto_schedule(*, event: Event, start, round_minutes: int, venue=None) -> Non
     draw = current_draw(event)
     if draw is None:
         raise DrawError("not_drawn", _("本项目还没有抽签。"))
-    per_match = event.pairs_per_team if event.entry_kind == Event.EntryKind.TEAM else 1
+    per_match = event.tables_per_match
     capacity = (
         (venue.tables // per_match) if venue is not None and venue.tables >= per_match else None
     )
@@ -88,9 +88,11 @@ def assign_referees_in_order(*, matches, referees) -> int:
 
 
 @transaction.atomic
-def save_schedule(*, post, rounds, matches, venues, referees) -> list[str]:
+def save_schedule(*, post, rounds, matches, venues, referees, tables_per_match=1) -> list[str]:
     """The schedule page's form saved in one transaction: each round's start, each match's
-    first table, venue and referee. Answers the problems found (nothing saved if any)."""
+    first table, venue and referee. Answers the problems found (nothing saved if any).
+    A match's tables (``tables_per_match`` of them from its first) must exist in its venue,
+    when the venue gives its table count."""
     problems = []
     venue_by_id = {str(v.pk): v for v in venues}
     referee_by_id = {str(o.pk): o for o in referees}
@@ -114,6 +116,20 @@ def save_schedule(*, post, rounds, matches, venues, referees) -> list[str]:
             continue
         m.first_table = first_table
         m.venue = venue_by_id.get(post.get(f"venue-{m.pk}", ""), m.venue)
+        if first_table and m.venue is not None and m.venue.tables:
+            last = first_table + tables_per_match - 1
+            if last > m.venue.tables:
+                problems.append(
+                    _("%(match)s的桌号%(first)d起需要%(count)d张桌，%(venue)s只有%(tables)d张桌。")
+                    % {
+                        "match": str(m),
+                        "first": first_table,
+                        "count": tables_per_match,
+                        "venue": m.venue.name,
+                        "tables": m.venue.tables,
+                    }
+                )
+                continue
         if f"referee-{m.pk}" in post:
             m.referee = referee_by_id.get(post[f"referee-{m.pk}"])
         m.save(update_fields=["first_table", "venue", "referee"])

@@ -205,7 +205,12 @@ def schedule_page(request: HttpRequest, tournament: Tournament, event_slug: str)
             return redirect("draw:schedule", slug=tournament.slug, event_slug=event.slug)
         else:
             problems = draw_schedule.save_schedule(
-                post=request.POST, rounds=rounds, matches=matches, venues=venues, referees=referees
+                post=request.POST,
+                rounds=rounds,
+                matches=matches,
+                venues=venues,
+                referees=referees,
+                tables_per_match=event.tables_per_match,
             )
             if not problems:
                 event.bump_version()

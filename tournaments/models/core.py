@@ -358,6 +358,12 @@ class Event(models.Model):
     def is_guandan(self) -> bool:
         return self.discipline in (self.Discipline.GUANDAN_TEAM, self.Discipline.GUANDAN_PAIRS)
 
+    @property
+    def tables_per_match(self) -> int:
+        """How many tables one match takes: a team tie's pairs play side by side (three
+        tables for 3 fixed pairs), anything else one table."""
+        return self.pairs_per_team if self.entry_kind == self.EntryKind.TEAM else 1
+
     def scorer(self) -> "Scorer":
         """The scoring engine of this event with its rule set (any sport): see
         ``scoring.engines.scorer``. ``ValueError`` when the rule set does not fit the discipline."""

@@ -327,7 +327,7 @@ def _person(names: NameMaker, unit: str = "") -> PersonForm:
 def _entry_form(event: Event, unit: str, members: list[str], names: NameMaker) -> EntryForm:
     if event.entry_kind == Event.EntryKind.SINGLE:
         return EntryForm(unit=unit, player=_person(names), on_site=False)
-    count = event.pairs_per_team if event.entry_kind == Event.EntryKind.TEAM else 1
+    count = event.tables_per_match
     seat_units = members or [""]
     pairs = [
         (

@@ -102,7 +102,7 @@ def plan_for(format: str, entries: int) -> draw_plan.DrawPlan:
 def play_match(match: Match, event: Event, rng: random.Random) -> Match:
     """Play one tie table by table with the level engine and confirm the result."""
     rules = event.rules()
-    tables = event.pairs_per_team if event.entry_kind == Event.EntryKind.TEAM else 1
+    tables = event.tables_per_match
     strength = rng.uniform(0.35, 0.65)
     winners, level_diff = [], 0
     for _ in range(tables):

@@ -30,7 +30,7 @@ class EntryWebForm(forms.Form):
         if event.entry_kind == Event.EntryKind.SINGLE:
             self.groups.append((_("选手"), [(_("选手"), "s")]))
         else:
-            pairs = event.pairs_per_team if event.entry_kind == Event.EntryKind.TEAM else 1
+            pairs = event.tables_per_match
             for number in range(1, pairs + 1):
                 label = _("第%(n)s对") % {"n": number} if pairs > 1 else _("一对选手")
                 seats = [

@@ -252,8 +252,17 @@ def test_the_organiser_schedules_rounds_and_tables(client, demo, organiser):
         list(m.tables.order_by("number").values_list("table_number", flat=True)) for m in first
     ]
     assert numbers == [[1, 2, 3], [4, 5, 6], [1, 2, 3], [4, 5, 6]]
-    # Changed by hand, the tie's tables follow.
+    # Changed by hand, the tie's tables follow — within the hall's tables: a tie at 7号桌起
+    # needs tables 7–9, more than the six the venue has; nothing is saved.
     form = {f"table-{m.pk}": m.first_table for m in first} | {f"table-{first[1].pk}": "7"}
+    response = client.post(url, form)
+    assert response.status_code == 422
+    assert "桌号7起需要3张桌" in response.content.decode()
+    assert "只有6张桌" in response.content.decode()
+    first[1].refresh_from_db()
+    assert first[1].first_table == 4
+    venue.tables = 12
+    venue.save()
     assert client.post(url, form).status_code == 302
     assert list(first[1].tables.order_by("number").values_list("table_number", flat=True)) == [
         7,

@@ -28,6 +28,8 @@ class TableMatch(models.Model):
         OPEN = "open", _("进行中")
         SUBMITTED = "submitted", _("待确认")
         CONFIRMED = "confirmed", _("已确认")
+        # The tie was decided on its other tables (2 of 3): this one stops where it was.
+        NOT_PLAYED = "not_played", _("不再进行")
 
     match = models.ForeignKey(
         Match, on_delete=models.CASCADE, related_name="tables", verbose_name=_("场次")

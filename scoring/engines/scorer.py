@@ -87,6 +87,12 @@ class Scorer:
         return bool(self.rules.forfeit_ends_event)
 
     @property
+    def play_out_decided_ties(self) -> bool:
+        """Whether a team tie's remaining tables are played to their end once the tie is
+        decided (only guandan has team ties; its rule set says)."""
+        return bool(getattr(self.rules, "play_out_decided_ties", False))
+
+    @property
     def best_of(self) -> int:
         """How many games at most (Guandan: games to win × 2 − 1; xiangqi: 3)."""
         return self.rules.best_of

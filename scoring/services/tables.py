@@ -93,6 +93,7 @@ def record_event(
         _state, described = common.replay_table(table, payloads)
         text = next((d for p, d in described if p == existing.payload), "")
         return table, text, False
+    _refuse_if_stopped(table)
     if table.status != TableMatch.Status.OPEN:
         raise TableError("closed", _("这一台的结果已提交，不能再录入；更正请由裁判长办理。"))
     common.check_version(table, expected_version)
@@ -139,10 +140,18 @@ def record_event(
     return table, text, True
 
 
+def _refuse_if_stopped(table: TableMatch) -> None:
+    if table.status == TableMatch.Status.NOT_PLAYED:
+        raise TableError(
+            "not_played", _("本场胜负已由其他两台决出，这一台不再进行，无需录入或提交。")
+        )
+
+
 @common.announce_after
 def undo_last(*, table: TableMatch, user=None, expected_version: int | None = None) -> TableMatch:
     """Undo the last recorded event while the result is not submitted (kept, marked undone)."""
     table = common.locked(table)
+    _refuse_if_stopped(table)
     if table.status != TableMatch.Status.OPEN:
         raise TableError("closed", _("结果已提交，不能撤销；更正请由裁判长办理。"))
     common.check_version(table, expected_version)
@@ -178,6 +187,7 @@ def submit_table(
     *, table: TableMatch, user=None, expected_version: int | None = None
 ) -> TableMatch:
     table = common.locked(table)
+    _refuse_if_stopped(table)
     if table.status != TableMatch.Status.OPEN:
         raise TableError("closed", _("这一台的结果已经提交。"))
     common.check_version(table, expected_version)

@@ -95,11 +95,35 @@ def update_tie(match: Match, user) -> None:
         _("本场结果：%(h)s %(a)s") % {"h": wins["A"], "a": wins["B"]},
         match=match,
     )
+    stop_remaining_tables(match, user)
     # A forfeit that ends an Anhui pair's event: its next opponents get walkovers.
     for entry_id in (match.home_id, match.away_id):
         entry = Entry.objects.get(pk=entry_id)
         if entry.status != Entry.Status.REGISTERED:
             draw_results.entry_out(entry=entry, status=entry.status, reason=entry.status_reason)
+
+
+def stop_remaining_tables(match: Match, user) -> None:
+    """The tie is decided (2 of 3): a table still in play stops where it is (不再进行), unless
+    the rule set wants every table played out. A table already submitted keeps its result."""
+    if match.round.stage.event.scorer().play_out_decided_ties:
+        return
+    for table in match.tables.select_for_update().filter(status=TableMatch.Status.OPEN):
+        table.status = TableMatch.Status.NOT_PLAYED
+        # A referee's page opened before the tie was decided is stale now: its next deal is
+        # refused, saying why.
+        table.version += 1
+        table.save(update_fields=["status", "version"])
+        common.audit(table, user, "not_played", _("本场胜负已定，这一台不再进行"))
+
+
+def reopen_stopped_tables(match: Match, user, reason: str) -> None:
+    """A correction left the tie undecided: the tables stopped when it was decided play on."""
+    for table in match.tables.select_for_update().filter(status=TableMatch.Status.NOT_PLAYED):
+        table.status = TableMatch.Status.OPEN
+        table.version += 1
+        table.save(update_fields=["status", "version"])
+        common.audit(table, user, "resumed", _("更正后本场胜负未定，这一台继续比赛"), reason=reason)
 
 
 def redecide_tie(match: Match, user, reason: str) -> None:
@@ -114,6 +138,7 @@ def redecide_tie(match: Match, user, reason: str) -> None:
         draw_results.reopen_result(
             match=match, home_score=wins["A"], away_score=wins["B"], note=reason
         )
+        reopen_stopped_tables(match, user, reason)
         common.audit(
             None,
             user,

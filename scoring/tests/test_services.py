@@ -95,6 +95,13 @@ def win_table(table, side, referee, chief) -> TableMatch:
     return confirm_table(table=table, user=chief)
 
 
+def play_every_table(match) -> None:
+    """The event's rule set as a custom one that plays a decided tie's tables out."""
+    event = match.round.stage.event
+    event.ruleset_config = {**event.rules().to_dict(), "play_out_decided_ties": True}
+    event.save(update_fields=["ruleset_config"])
+
+
 def win_tie(match, side, referee, chief) -> Match:
     for table in tables(match):
         if fresh(match).is_decided:
@@ -332,17 +339,35 @@ def test_a_nantong_tie_is_decided_by_two_confirmed_tables_and_the_third_updates_
     assert getattr(fresh(nxt), f"{side}_id") == match.home_id
     assert AuditEntry.objects.filter(action="tie_decided", match=match).count() == 1
 
-    # The third table is still played out; confirming it only updates the score.
+    # The third table stops where it was (不再进行): nothing more is recorded on it, and the
+    # tie and its round are no longer in play.
+    t3 = fresh(t3)
+    assert t3.status == TableMatch.Status.NOT_PLAYED
+    with pytest.raises(TableError) as err:
+        deal(t3, "AABB", referee, expected_version=t3.version)
+    assert err.value.code == "not_played" and "不再进行" in err.value.message
+    assert AuditEntry.objects.filter(action="not_played", table=t3).count() == 1
+    assert (fresh(match).home_score, fresh(match).away_score) == (2, 0)
+
+
+def test_where_the_rules_play_every_table_out_the_third_updates_the_score(people):
+    referee, chief = people
+    match = first_round("nantong-2014")[0]
+    play_every_table(match)
+    t1, t2, t3 = tables(match)
+    win_table(t1, "A", referee, chief)
+    win_table(t2, "A", referee, chief)
+    assert fresh(t3).status == TableMatch.Status.OPEN
     win_table(t3, "B", referee, chief)
     match = fresh(match)
     assert match.winner == Match.Side.HOME
     assert (match.home_score, match.away_score) == (2, 1)
-    assert getattr(fresh(nxt), f"{side}_id") == match.home_id
 
 
 def test_a_nantong_tie_won_on_all_three_tables_is_three_nil(people):
     referee, chief = people
     match = first_round("nantong-2014")[1]
+    play_every_table(match)
     for table in tables(match):
         win_table(table, "B", referee, chief)
     match = fresh(match)
@@ -738,6 +763,7 @@ def test_resending_a_report_deduction_with_the_same_key_is_answered_as_already_d
 def test_a_correction_after_confirmation_re_derives_the_tie_and_the_next_tie(people):
     referee, chief = people
     qf1, qf2 = first_round("nantong-2014")[:2]
+    play_every_table(qf1)
     t1, t2, t3 = tables(qf1)
     win_table(t1, "A", referee, chief)
     win_table(t2, "A", referee, chief)
@@ -780,11 +806,34 @@ def test_a_correction_after_confirmation_re_derives_the_tie_and_the_next_tie(peo
     assert AuditEntry.objects.filter(action="tie_corrected", match=qf1).exists()
 
 
+def test_a_correction_that_undecides_a_two_nil_tie_reopens_its_stopped_table(people):
+    referee, chief = people
+    match = first_round("nantong-2014")[0]
+    t1, t2, t3 = tables(match)
+    win_table(t1, "A", referee, chief)
+    win_table(t2, "A", referee, chief)
+    assert fresh(t3).status == TableMatch.Status.NOT_PLAYED
+    correct_table(
+        table=t1,
+        events=[{"order": list("BBAA")}, {"time_up": True}],
+        reason="记分表与录入不符",
+        user=chief,
+    )
+    assert not fresh(match).is_decided
+    t3 = fresh(t3)
+    assert t3.status == TableMatch.Status.OPEN
+    assert AuditEntry.objects.filter(action="resumed", table=t3).count() == 1
+    # It is played on, and decides the tie.
+    win_table(t3, "B", referee, chief)
+    match = fresh(match)
+    assert match.winner == Match.Side.AWAY and (match.home_score, match.away_score) == (1, 2)
+
+
 def _decide_a_semi_final_then_correct_its_first_feeder(referee, chief):
-    """QF1 2:1 (home), QF2, the semi-final played; then QF1's first table is corrected to
-    a forfeit by the home pair: QF1 becomes 1:2 (away)."""
+    """QF1 2:1 (home, decided on its third table), QF2, the semi-final played; then QF1's
+    first table is corrected to a forfeit by the home pair: QF1 becomes 1:2 (away)."""
     qf1, qf2 = first_round("nantong-2014")[:2]
-    for table, side in zip(tables(qf1), "AAB", strict=True):
+    for table, side in zip(tables(qf1), "ABA", strict=True):
         win_table(table, side, referee, chief)
     win_tie(qf2, "A", referee, chief)
     qf1 = fresh(qf1)

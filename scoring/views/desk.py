@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from guandan_cup.inputs import INT, whole_number
 from scoring.models import AuditEntry, CheckIn, TableMatch
-from scoring.selectors import missing_pairs, pair_name, tables_by_match
+from scoring.selectors import OPEN_MATCH, missing_pairs, pair_name, tables_by_match
 from scoring.services import common
 from scoring.services.desk import call_time, check_in, forfeit_missing
 from tournaments.access import can_enter_table, can_issue_login_links, get_event, is_chief
@@ -63,6 +63,7 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
             stage__event__tournament=tournament,
             stage__draw__undone_at__isnull=True,
             matches__tables__status=TableMatch.Status.OPEN,
+            matches__status__in=OPEN_MATCH,
         )
         .distinct()
         .select_related("stage__event")

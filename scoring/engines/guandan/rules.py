@@ -79,6 +79,9 @@ class RuleSet:
     time_rule: str = "levels_then_last_top"
     default_penalty_levels: int = 2
     forfeit_ends_event: bool = False
+    # A team tie is won by a majority of its tables; once it is decided the table still in
+    # play stops (不再进行), unless the rules want every table played to its end.
+    play_out_decided_ties: bool = False
 
     def __post_init__(self) -> None:
         # Normalise convenient input types so the object stays hashable.
@@ -142,6 +145,7 @@ class RuleSet:
             "default_penalty_levels must be 1..12",
         )
         need(isinstance(self.forfeit_ends_event, bool), "forfeit_ends_event must be a bool")
+        need(isinstance(self.play_out_decided_ties, bool), "play_out_decided_ties must be a bool")
 
     @property
     def best_of(self) -> int:
@@ -168,6 +172,7 @@ class RuleSet:
             "time_rule": self.time_rule,
             "default_penalty_levels": self.default_penalty_levels,
             "forfeit_ends_event": self.forfeit_ends_event,
+            "play_out_decided_ties": self.play_out_decided_ties,
         }
 
     @classmethod

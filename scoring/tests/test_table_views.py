@@ -940,3 +940,31 @@ def test_the_checkin_page_marks_the_pairs_already_present(client, cast):
     away = f"{cast.table.away_pair.first.name}、{cast.table.away_pair.second.name}"
     assert f"disabled>✓ {home}" in html
     assert f"✓ {away}" not in html
+
+
+def test_a_table_stopped_because_its_tie_was_decided_says_so_and_takes_no_deal(client, cast):
+    t1, t2, t3 = tables(cast.table.match)
+    for t in (t1, t2):
+        record_event(
+            table=t,
+            event={"forfeit": {"team": "B", "reason": "late_over_10_min"}},
+            user=cast.submitter,
+            key=f"forfeit-{t.pk}",
+            expected_version=fresh(t).version,
+        )
+        submit_table(table=t, user=cast.submitter, expected_version=fresh(t).version)
+        confirm_table(table=t, user=cast.chief)
+    t3 = fresh(t3)
+    assert t3.status == TableMatch.Status.NOT_PLAYED
+    client.force_login(cast.submitter)
+    html = client.get(table_url("scoring:table", t3)).content.decode()
+    assert "不再进行" in html and 'class="deal-button"' not in html
+    before = snapshot()
+    response = client.post(
+        table_url("scoring:deal", t3),
+        {"deal": "A2", "key": "late", "version": t3.version},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 422
+    assert "不再进行" in response.content.decode()
+    assert snapshot() == before

@@ -84,13 +84,16 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 # The board's order: results waiting for confirmation first (the oldest first), then tables
-# in play (the earliest started first), tables not started, and confirmed ones last.
-BOARD_ORDER = {"submitted": 0, "playing": 1, "waiting": 2, "confirmed": 3}
+# in play (the earliest started first), tables not started, confirmed ones, and last the
+# tables stopped because their tie was decided on the others.
+BOARD_ORDER = {"submitted": 0, "playing": 1, "waiting": 2, "confirmed": 3, "not_played": 4}
 
 
 def board_state(table: TableMatch, engine) -> str:
     if table.status == TableMatch.Status.CONFIRMED:
         return "confirmed"
+    if table.status == TableMatch.Status.NOT_PLAYED:
+        return "not_played"
     if table.status == TableMatch.Status.SUBMITTED:
         return "submitted"
     if table.started_at or engine.started(table.state) or engine.match_over(table.state):

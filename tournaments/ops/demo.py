@@ -412,8 +412,8 @@ def play_demo(*, seed: int = 2014, only: str | None = None) -> int:
                     strength = rng.uniform(0.35, 0.65)
                     for table in services.ensure_tables(match):
                         table.refresh_from_db()
-                        if table.status == table.Status.CONFIRMED:
-                            continue
+                        if table.status in (table.Status.CONFIRMED, table.Status.NOT_PLAYED):
+                            continue  # done, or stopped: the tie was decided on the others
                         if table.status == table.Status.OPEN and not table.is_over:
                             events = _random_record(engine, rng, strength)
                             for index, event_json in enumerate(events):

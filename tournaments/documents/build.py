@@ -176,7 +176,7 @@ def bracket_context(event: Event) -> dict:
 
 @dataclass
 class SheetRow:
-    number: int
+    number: int | str  # the deal's number; "" for a row that is no deal (time up, a penalty)
     top: str
     place: str
     levels: str
@@ -230,16 +230,25 @@ def scoresheet_context(event: Event, request, *, round_number: int | None = None
                 partner = order[1:].index(order[0]) + 2
                 rows.append(SheetRow(deal, names[order[0]], places[partner], levels, ""))
             elif "penalty" in item.payload:
-                penalties.append(
-                    f"{names[item.payload['penalty']['team']]}：{_penalty_text(item.payload['penalty'])}"
-                    f"{'（' + item.reason + '）' if item.reason else ''}"
-                )
+                penalty = item.payload["penalty"]
+                text = f"{names[penalty['team']]}：{_penalty_text(penalty)}"
+                penalties.append(text + (f"（{item.reason}）" if item.reason else ""))
+                if penalty.get("kind", "levels") != "disqualify":
+                    # A level penalty moves the levels: the track shows it where it happened.
+                    rows.append(SheetRow("", "", "", levels, text))
             elif "forfeit" in item.payload:
+                reason = forfeit_label(item.payload["forfeit"].get("reason", ""), unknown="")
                 penalties.append(
-                    f"{names[item.payload['forfeit']['team']]}：判负（{item.reason or ''}）"
+                    f"{names[item.payload['forfeit']['team']]}：判负"
+                    + (f"（{reason}）" if reason else "")
                 )
             elif "time_up" in item.payload:
-                rows.append(SheetRow(deal, "", "", levels, "时间到"))
+                rows.append(SheetRow("", "", "", levels, "时间到"))
+        ended = (
+            max((e.created_at for e in table.events.all() if e.undone_at is None), default=None)
+            if engine.match_over(state)
+            else None
+        )
         # Room for a 1-hour match on one A4 page; img/deal-rows.svg draws 20 empty rows.
         blank = max(0, 20 - len(rows))
         url = request.build_absolute_uri(
@@ -263,6 +272,8 @@ def scoresheet_context(event: Event, request, *, round_number: int | None = None
                 "qr": QRCode(url),
                 "url": url,
                 "winner": names.get(table.winner, ""),
+                # When the last deal (or the whistle, a forfeit) ended it; blank while in play.
+                "ended_at": ended,
             }
         )
     return {

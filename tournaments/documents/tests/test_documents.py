@@ -447,3 +447,35 @@ def test_documents_of_an_event_not_drawn_yet_say_so(client, demo, tmp_path):
     ]:
         pdf = fetch(client, reverse(name, args=["anhui-2021", "xiangqi"]))
         assert message in text_of(pdf, tmp_path)
+
+
+def test_a_score_sheet_numbers_only_deals_tracks_level_penalties_and_fills_the_end(demo, rf):
+    from scoring.services.tables import record_event
+    from tournaments.documents.build import scoresheet_context
+
+    event = Event.objects.get(tournament__slug="nantong-2014", slug="guandan")
+    table = TableMatch.objects.filter(match__round__stage__event=event).order_by("pk").first()
+    record_event(table=table, event={"order": ["A", "A", "B", "B"]}, key="k1")
+    record_event(
+        table=table, event={"penalty": {"team": "A", "kind": "back_to_2"}}, key="k2", reason="出错牌"
+    )
+    record_event(table=table, event={"order": ["B", "A", "B", "A"]}, key="k3")
+    sheet = next(
+        s for s in scoresheet_context(event, rf.get("/"), round_number=1)["sheets"]
+        if s["table"].pk == table.pk
+    )
+    assert sheet["ended_at"] is None  # still in play
+    record_event(table=table, event={"time_up": True}, key="k4")
+    sheet = next(
+        s for s in scoresheet_context(event, rf.get("/"), round_number=1)["sheets"]
+        if s["table"].pk == table.pk
+    )
+    rows = [(r.number, r.levels, r.note) for r in sheet["rows"]]
+    # Deal 1 (双上: A up three to 5), the penalty back to 2 in the track, deal 2, then time.
+    assert rows[0][:2] == (1, "5 / 2")
+    assert rows[1][0] == "" and rows[1][1] == "2 / 2" and "回到2" in rows[1][2]
+    assert rows[2][0] == 2
+    assert rows[3][0] == "" and rows[3][2] == "时间到"
+    assert sheet["blank_numbers"].split("\n")[0] == "3"
+    assert any("回到2（出错牌）" in p for p in sheet["penalties"])
+    assert sheet["ended_at"] is not None

@@ -6,9 +6,7 @@ Who may do what once logged in is in ``tournaments.access`` and docs/permissions
 
 from __future__ import annotations
 
-import ipaddress
 import logging
-from functools import lru_cache
 
 from axes.backends import AxesStandaloneBackend
 from axes.exceptions import AxesBackendPermissionDenied
@@ -26,6 +24,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
 from guandan_cup.passwords import end_sessions
+from guandan_cup.proxies import address_of, is_trusted_proxy, warn_untrusted
 
 logger = logging.getLogger(__name__)
 
@@ -47,52 +46,6 @@ class LoginThrottleBackend(AxesStandaloneBackend):
             request.login_address_locked = True
             raise AxesBackendPermissionDenied("too many failed logins from this address")
         return super().authenticate(request, username=username, password=password, **kwargs)
-
-
-def _address(text: str):
-    try:
-        return ipaddress.ip_address(text.strip())
-    except ValueError:
-        return None
-
-
-@lru_cache(maxsize=8)
-def _networks(entries: tuple[str, ...]) -> tuple:
-    networks = []
-    for entry in entries:
-        try:
-            networks.append(ipaddress.ip_network(entry.strip(), strict=False))
-        except ValueError:
-            logger.error("TRUSTED_PROXIES: %r is not an address or a network; ignored.", entry)
-    return tuple(networks)
-
-
-def is_trusted_proxy(address) -> bool:
-    """Whether ``address`` (text or an ip_address) is one of settings.TRUSTED_PROXIES."""
-    if isinstance(address, str):
-        address = _address(address)
-    if address is None:
-        return False
-    address = getattr(address, "ipv4_mapped", None) or address
-    return any(address in network for network in _networks(tuple(settings.TRUSTED_PROXIES)))
-
-
-_warned_untrusted: set[str] = set()
-
-
-def warn_untrusted(remote: str) -> None:
-    """Log, once per address (and for a few addresses at most), that forwarded headers came
-    from a peer TRUSTED_PROXIES does not name: a misconfigured proxy shows up in the log."""
-    if remote in _warned_untrusted or len(_warned_untrusted) >= 16:
-        return
-    _warned_untrusted.add(remote)
-    logger.warning(
-        "X-Forwarded-For/-Proto from %s, which TRUSTED_PROXIES does not name, are ignored: "
-        "its requests are counted under %s and taken as plain HTTP. If it is your proxy, "
-        "add it to TRUSTED_PROXIES.",
-        remote,
-        remote,
-    )
 
 
 def client_ip(request: HttpRequest) -> str | None:
@@ -118,7 +71,7 @@ def client_ip(request: HttpRequest) -> str | None:
     for _hop in range(count):
         if not forwarded or not is_trusted_proxy(address):
             break
-        entry = _address(forwarded.pop())
+        entry = address_of(forwarded.pop())
         if entry is None:  # a proxy that forwards nonsense: count the proxy
             break
         address = str(entry)

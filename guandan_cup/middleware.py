@@ -5,7 +5,7 @@ from django.conf import settings
 from django.middleware.locale import LocaleMiddleware
 from django.utils import translation
 
-from guandan_cup.accounts import is_trusted_proxy, warn_untrusted
+from guandan_cup.proxies import is_trusted_proxy, warn_untrusted
 
 # The headers a reverse proxy sets about the client's connection. Django believes
 # X-Forwarded-Proto (SECURE_PROXY_SSL_HEADER: "this request came over HTTPS", so secure

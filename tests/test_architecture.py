@@ -46,6 +46,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "guandan_cup.wsgi",
             "guandan_cup.asgi",
             "guandan_cup.passwords",
+            "guandan_cup.proxies",
         ),
     ),
     (

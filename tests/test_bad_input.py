@@ -821,6 +821,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             team=value("A", "B"),
             kind=value("levels", "back_to_2", "disqualify"),
             levels=value("1", "2", "13"),
+            confirm=value("1", ""),
             reason=value("拖延"),
             reported_by=value("", "甲"),
         ),
@@ -841,6 +842,7 @@ ENDPOINTS: dict[str, Endpoint] = {
         _table_data(
             team=value("A", "B"),
             reason=value("late_over_10_min", "stoppage_over_5_min", "withdrew"),
+            confirm=value("1", ""),
         ),
         htmx=True,
     ),
@@ -876,7 +878,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 "table": value(*_ids([w.table.pk] * 3, w.ids["table"])),
                 "team": value("A", "B"),
             },
-            optional={"forfeit_missing": value("1")},
+            optional={"forfeit_missing": value("1"), "confirm": value("1")},
         ),
     ),
     # The chief referee (裁判长).
@@ -915,7 +917,7 @@ ENDPOINTS: dict[str, Endpoint] = {
         "chief",
         "nantong",
         lambda w, d: reverse("scoring:whistle", args=[w.nantong.slug, w.table.match.round_id]),
-        lambda w: form({}),
+        lambda w: form({}, optional={"confirm": value("1"), "early": value("1")}),
     ),
 }
 

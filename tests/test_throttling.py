@@ -19,7 +19,7 @@ from django.core import checks
 from django.test import Client
 from django.utils import timezone
 
-from guandan_cup import accounts
+from guandan_cup import proxies
 from guandan_cup.accounts import client_ip
 from guandan_cup.checks import check_trusted_proxies
 
@@ -98,13 +98,13 @@ def test_nonsense_in_the_header_counts_the_proxy_that_passed_it_on(rf, behind_a_
 
 
 def test_a_header_from_an_untrusted_address_is_reported_once(rf, behind_a_proxy, caplog):
-    accounts._warned_untrusted.clear()
+    proxies._warned_untrusted.clear()
     with caplog.at_level(logging.WARNING, logger="guandan_cup.accounts"):
         for n in range(5):
             client_ip(rf.get("/", REMOTE_ADDR="10.9.9.9", HTTP_X_FORWARDED_FOR=f"1.1.1.{n}"))
     assert len(caplog.records) == 1
     assert "TRUSTED_PROXIES" in caplog.records[0].getMessage()
-    accounts._warned_untrusted.clear()
+    proxies._warned_untrusted.clear()
 
 
 def test_rotating_the_header_does_not_reset_the_lockout(behind_a_proxy, referee):

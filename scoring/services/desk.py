@@ -3,6 +3,8 @@ forfeit of the pairs still missing ten minutes after the start."""
 
 from __future__ import annotations
 
+import math
+
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -14,6 +16,25 @@ from scoring.selectors import pair_name
 from scoring.services import common, tables
 from scoring.services.common import TableError
 from tournaments.models import Match, Pair
+
+
+def minutes_left(round, now=None) -> int | None:
+    """Whole minutes until the round's rule-set limit, counted from when its first table
+    began (else its scheduled start); None when there is no clock or no start to count
+    from; 0 or less once the limit is reached."""
+    limit = round.stage.event.scorer().time_limit_minutes
+    if not limit:
+        return None
+    started = (
+        TableMatch.objects.filter(match__round=round, started_at__isnull=False)
+        .order_by("started_at")
+        .values_list("started_at", flat=True)
+        .first()
+    ) or round.starts_at
+    if started is None:
+        return None
+    elapsed = ((now or timezone.now()) - started).total_seconds() / 60
+    return math.ceil(limit - elapsed)
 
 
 @transaction.atomic

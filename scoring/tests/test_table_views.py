@@ -197,7 +197,7 @@ ACTIONS = {
     "forfeit": Action(
         "scoring:forfeit",
         False,
-        {"team": "B", "reason": "late_over_10_min", "key": "k-ff"},
+        {"team": "B", "reason": "late_over_10_min", "key": "k-ff", "confirm": "1"},
         done=lambda c: (
             (fresh(c.table).winner, fresh(c.table).state["decided_by"]) == ("A", "forfeit")
         ),
@@ -258,7 +258,7 @@ ACTIONS = {
     "whistle": Action(
         "scoring:whistle",
         True,
-        {},
+        {"confirm": "1", "early": "1"},
         tournament_level=True,
         done=lambda c: fresh(c.table).time_called_at is not None,
     ),
@@ -272,7 +272,7 @@ ACTIONS = {
     "forfeit-missing": Action(
         "scoring:checkin",
         True,
-        {"forfeit_missing": "1"},
+        {"forfeit_missing": "1", "confirm": "1"},
         prepare=_all_but_one_checked_in,
         tournament_level=True,
         done=lambda c: fresh(c.table).state["decided_by"] == "forfeit",
@@ -605,7 +605,15 @@ def test_every_penalty_kind_can_be_entered_on_the_page(client, cast):
         response = client.post(
             url,
             page_data(
-                url, {"team": "A", "kind": kind, "levels": levels, "reason": "违规", "key": f"p{n}"}
+                url,
+                {
+                    "team": "A",
+                    "kind": kind,
+                    "levels": levels,
+                    "reason": "违规",
+                    "key": f"p{n}",
+                    "confirm": "1" if kind == "disqualify" else "",
+                },
             ),
             **HTMX,
         )
@@ -762,14 +770,17 @@ def test_three_upheld_reports_make_the_page_propose_the_deduction(client, cast):
 
 def test_after_the_whistle_each_table_page_says_what_it_means_for_that_table(client, cast):
     client.force_login(cast.chief)
-    response = client.post(reverse("scoring:whistle", args=[NANTONG, cast.table.match.round_id]))
+    response = client.post(
+        reverse("scoring:whistle", args=[NANTONG, cast.table.match.round_id]), {"confirm": "1"}
+    )
     assert response.status_code == 302
     html = client.get(table_url("scoring:table", cast.table)).content.decode()
     assert "已鸣哨：打完手中这一副后比级数" in html
 
     client.force_login(cast.foreign_chief)
     anhui_round = cast.foreign_table.match.round_id
-    assert client.post(reverse("scoring:whistle", args=[ANHUI, anhui_round])).status_code == 302
+    whistle = reverse("scoring:whistle", args=[ANHUI, anhui_round])
+    assert client.post(whistle, {"confirm": "1"}).status_code == 302
     html = client.get(table_url("scoring:table", cast.foreign_table, slug=ANHUI)).content.decode()
     assert "突然死亡：打A，上游即胜一局" in html
     assert "鸣哨，进入突然死亡法" in html
@@ -923,7 +934,12 @@ def test_the_check_in_page_lists_the_missing_pairs_after_ten_minutes(client, cas
     pair = cast.table.home_pair
     assert f"{pair.first.name}、{pair.second.name}" in missing
     assert "对未签到者判负" in missing
-    response = client.post(url, {"forfeit_missing": "1"})
+    # Irreversible: without the box ticked nothing is recorded.
+    before = snapshot()
+    response = client.post(url, {"forfeit_missing": "1"}, follow=True)
+    assert "请先勾选“确认对未签到者判负”" in response.content.decode()
+    assert snapshot() == before
+    response = client.post(url, {"forfeit_missing": "1", "confirm": "1"})
     assert response.status_code == 302
     table = fresh(cast.table)
     assert (table.winner, table.state["decided_by"]) == ("B", "forfeit")
@@ -968,3 +984,59 @@ def test_a_table_stopped_because_its_tie_was_decided_says_so_and_takes_no_deal(c
     assert response.status_code == 422
     assert "不再进行" in response.content.decode()
     assert snapshot() == before
+
+
+def test_the_whistle_asks_first_and_again_before_the_limit_saying_the_minutes_left(client, cast):
+    rnd = cast.foreign_table.match.round  # Anhui: 150 minutes
+    rnd.starts_at = timezone.now() - dt.timedelta(minutes=30)
+    rnd.save(update_fields=["starts_at"])
+    client.force_login(cast.foreign_chief)
+    whistle = reverse("scoring:whistle", args=[ANHUI, rnd.pk])
+    desk = client.get(reverse("scoring:desk", args=[ANHUI])).content.decode()
+    assert 'name="confirm" value="1" required' in desk
+    before = snapshot()
+    # No box ticked: nothing happens.
+    html = client.post(whistle, {}, follow=True).content.decode()
+    assert "请先勾选“确认为本轮鸣哨”" in html
+    assert snapshot() == before
+    # Two hours early: asked again, with the minutes left, and still nothing recorded.
+    response = client.post(whistle, {"confirm": "1"})
+    assert response.status_code == 302 and f"early={rnd.pk}" in response["Location"]
+    html = client.get(response["Location"]).content.decode()
+    assert "距规定的比赛时间还有120分钟" in html
+    assert 'name="early" value="1"' in html and "仍要提前鸣哨" in html
+    assert snapshot() == before
+    # Said twice: called.
+    assert client.post(whistle, {"confirm": "1", "early": "1"}).status_code == 302
+    assert fresh(cast.foreign_table).time_called_at is not None
+
+
+def test_the_whistle_after_the_limit_is_not_asked_twice(client, cast):
+    rnd = cast.foreign_table.match.round
+    rnd.starts_at = timezone.now() - dt.timedelta(minutes=151)
+    rnd.save(update_fields=["starts_at"])
+    client.force_login(cast.foreign_chief)
+    client.post(reverse("scoring:whistle", args=[ANHUI, rnd.pk]), {"confirm": "1"})
+    assert fresh(cast.foreign_table).time_called_at is not None
+
+
+def test_forfeit_and_disqualification_need_the_box_ticked_and_save_nothing_without(client, cast):
+    client.force_login(cast.referee)
+    html = client.get(table_url("scoring:table", cast.table)).content.decode()
+    assert "确认判负：这一台比赛就此结束" in html and "确认取消比赛资格" in html
+    before = snapshot()
+    version = cast.table.version
+    forfeit = {"team": "B", "reason": "late_over_10_min", "key": "f1", "version": version}
+    response = client.post(
+        table_url("scoring:forfeit", cast.table), forfeit, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 422 and "请勾选“确认判负”" in response.content.decode()
+    dq = {"team": "A", "kind": "disqualify", "reason": "争吵", "key": "d1", "version": version}
+    response = client.post(table_url("scoring:penalty", cast.table), dq, HTTP_HX_REQUEST="true")
+    assert response.status_code == 422 and "确认取消比赛资格" in response.content.decode()
+    assert snapshot() == before
+    response = client.post(
+        table_url("scoring:penalty", cast.table), dq | {"confirm": "1"}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200
+    assert fresh(cast.table).state["decided_by"] == "disqualification"

@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
@@ -19,7 +20,7 @@ from guandan_cup.inputs import INT, whole_number
 from scoring.models import AuditEntry, CheckIn, TableMatch
 from scoring.selectors import OPEN_MATCH, missing_pairs, pair_name, tables_by_match
 from scoring.services import common
-from scoring.services.desk import call_time, check_in, forfeit_missing
+from scoring.services.desk import call_time, check_in, forfeit_missing, minutes_left
 from tournaments.access import can_enter_table, can_issue_login_links, get_event, is_chief
 from tournaments.draw.read import current_round, load_bracket, round_by_id
 from tournaments.live import http as live
@@ -69,6 +70,10 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
         .select_related("stage__event")
         .order_by("stage__event__order", "stage__order", "number")
     )
+    early = whole_number(request.GET.get("early", ""), maximum=INT)
+    for r in rounds:
+        # The whistle asked again before the limit: this round's form says so.
+        r.minutes_left = minutes_left(r) if r.pk == early else None
     return render(
         request,
         "scoring/desk.html",
@@ -180,8 +185,25 @@ def board(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def whistle(request: HttpRequest, slug: str, round_id: int) -> HttpResponse:
+    """鸣哨, after a question: the box ticked (the desk's form asks for it); before the rule
+    set's limit, once more, saying how many minutes are left."""
     tournament = _chief_tournament(request, slug)
-    rnd = get_object_or_404(Round, pk=round_id, stage__event__tournament=tournament)
+    rnd = get_object_or_404(
+        Round.objects.select_related("stage__event"),
+        pk=round_id,
+        stage__event__tournament=tournament,
+    )
+    if request.POST.get("confirm") != "1":
+        messages.error(request, _("鸣哨不可撤回：请先勾选“确认为本轮鸣哨”。"))
+        return redirect("scoring:desk", slug=slug)
+    left = minutes_left(rnd)
+    if left is not None and left > 0 and request.POST.get("early") != "1":
+        messages.warning(
+            request,
+            _("%(round)s距规定的比赛时间还有%(n)s分钟。确定要提前鸣哨吗？")
+            % {"round": f"{rnd.stage.event.name} · {rnd.name}", "n": left},
+        )
+        return redirect(f"{reverse('scoring:desk', args=[slug])}?early={rnd.pk}#round-{rnd.pk}")
     called = call_time(round=rnd, user=request.user)
     messages.success(request, _("已鸣哨：%(n)s台时间到。") % {"n": len(called)})
     return redirect("scoring:desk", slug=slug)
@@ -207,6 +229,9 @@ def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse
         if request.POST.get("forfeit_missing"):
             if not chief:
                 raise PermissionDenied("Chief referees record forfeits.")
+            if request.POST.get("confirm") != "1":
+                messages.error(request, _("判负不可撤回：请先勾选“确认对未签到者判负”。"))
+                return redirect("scoring:checkin", slug=slug, round_id=rnd.pk)
             count = forfeit_missing(round=rnd, user=request.user)
             messages.success(request, _("已判%(n)s对迟到判负。") % {"n": count})
         else:

@@ -368,6 +368,10 @@ def record_penalty(request, table):
     reason = plain_text(request.POST.get("reason", ""))
     if not reason:
         raise TableError("no_reason", _("请写明处罚原因。"))
+    if kind == "disqualify" and request.POST.get("confirm") != "1":
+        raise TableError(
+            "unconfirmed", _("取消比赛资格不可撤回：请勾选“确认取消比赛资格”后再提交。")
+        )
     return _record(
         request,
         table,
@@ -389,6 +393,8 @@ def record_forfeit(request, table):
     team, reason = request.POST.get("team", ""), forfeit_code(request.POST.get("reason", ""))
     if team not in ("A", "B") or reason not in FORFEIT_REASONS:
         raise TableError("invalid_forfeit", _("请选择判负的一方和原因。"))
+    if request.POST.get("confirm") != "1":
+        raise TableError("unconfirmed", _("判负不可撤回：请勾选“确认判负”后再提交。"))
     engine = table.match.round.stage.event.scorer()
     return _record(request, table, engine.forfeit(team, reason), reason=FORFEIT_REASONS[reason])
 

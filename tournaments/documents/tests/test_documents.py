@@ -457,17 +457,22 @@ def test_a_score_sheet_numbers_only_deals_tracks_level_penalties_and_fills_the_e
     table = TableMatch.objects.filter(match__round__stage__event=event).order_by("pk").first()
     record_event(table=table, event={"order": ["A", "A", "B", "B"]}, key="k1")
     record_event(
-        table=table, event={"penalty": {"team": "A", "kind": "back_to_2"}}, key="k2", reason="出错牌"
+        table=table,
+        event={"penalty": {"team": "A", "kind": "back_to_2"}},
+        key="k2",
+        reason="出错牌",
     )
     record_event(table=table, event={"order": ["B", "A", "B", "A"]}, key="k3")
     sheet = next(
-        s for s in scoresheet_context(event, rf.get("/"), round_number=1)["sheets"]
+        s
+        for s in scoresheet_context(event, rf.get("/"), round_number=1)["sheets"]
         if s["table"].pk == table.pk
     )
     assert sheet["ended_at"] is None  # still in play
     record_event(table=table, event={"time_up": True}, key="k4")
     sheet = next(
-        s for s in scoresheet_context(event, rf.get("/"), round_number=1)["sheets"]
+        s
+        for s in scoresheet_context(event, rf.get("/"), round_number=1)["sheets"]
         if s["table"].pk == table.pk
     )
     rows = [(r.number, r.levels, r.note) for r in sheet["rows"]]

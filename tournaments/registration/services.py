@@ -23,6 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import normalise_name
+from tournaments.draw.status import event_finished
 from tournaments.models import Entry, Event, Pair, Player, Tournament, Unit
 
 MAX_NAME_LENGTH = 50
@@ -300,6 +301,34 @@ def check_entries(
                 % {**who, "event": event_names.get(events[0], events[0])},
             )
 
+    # A joint team (联队) and its member units are one side in an event: where the joint
+    # team has an entry its members field none of their own, and the other way round.
+    fielded = set(active.filter(event=event).values_list("unit_id", flat=True))
+    for item in checked:
+        joint_teams = [u for u in units.values() if item.unit in u.members.all()]
+        for team in joint_teams:
+            if team.pk in fielded or any(other.unit.pk == team.pk for other in checked):
+                problem(
+                    item.form.where,
+                    _(
+                        "%(unit)s是联队%(team)s的组成单位，%(team)s已在本项目报名，"
+                        "%(unit)s不能再单独报名。"
+                    )
+                    % {"unit": item.unit.name, "team": team.name},
+                )
+                break
+        for member in item.unit.members.all():
+            if member.pk in fielded or any(other.unit.pk == member.pk for other in checked):
+                problem(
+                    item.form.where,
+                    _(
+                        "联队%(team)s的组成单位%(unit)s已在本项目单独报名，"
+                        "%(team)s不能再报名本项目。"
+                    )
+                    % {"unit": member.name, "team": item.unit.name},
+                )
+                break
+
     # A unit fields one team per team event (每个工会小组报三组选手).
     if kind == Event.EntryKind.TEAM:
         existing = set(active.filter(event=event).values_list("unit_id", flat=True))
@@ -433,12 +462,24 @@ def withdraw_entry(*, entry: Entry, reason: str, user=None) -> Entry:
     reason = normalise_name(reason)
     if not reason:
         raise RegistrationError([Problem("", _("请填写退赛原因。"))])
-    entry = Entry.objects.select_for_update().get(pk=entry.pk)
+    entry = (
+        Entry.objects.select_for_update(of=("self",))
+        .select_related("event__tournament")
+        .get(pk=entry.pk)
+    )
     if entry.status != Entry.Status.REGISTERED:
         raise RegistrationError(
             [
                 Problem(
                     "", _("该报名已经是“%(status)s”状态。") % {"status": entry.get_status_display()}
+                )
+            ]
+        )
+    if event_finished(entry.event):
+        raise RegistrationError(
+            [
+                Problem(
+                    "", _("%(event)s已经结束，名次已定，不能再退赛。") % {"event": entry.event.name}
                 )
             ]
         )

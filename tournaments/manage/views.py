@@ -130,6 +130,7 @@ def edit_event(
     if request.method == "POST" and form.is_valid():
         saved = form.save()
         saved.bump_version()
+        day_status.follow_status(tournament)  # a new event is not drawn yet
         messages.success(request, _("项目“%(name)s”已保存。") % {"name": saved.name})
         return redirect("manage:dashboard", slug=tournament.slug)
     title = _("修改项目：%(name)s") % {"name": event.name} if event else _("新增项目")

@@ -202,3 +202,14 @@ def test_a_joint_team_cannot_enter_where_a_member_has_its_own_entry(joint):
         )
     assert len(err.value.problems) == 2
     assert not pairs.entries.exists()
+
+
+def test_an_event_added_after_every_draw_takes_the_status_back_to_closed(client, cup):
+    for event in cup.events.all():
+        draw_event(event=event, seed=1)
+    assert status(cup) == S.DRAWN
+    client.force_login(User.objects.create_superuser("boss", password="x"))
+    data = {"name": "象棋", "slug": "xiangqi", "discipline": "xiangqi", "pairs_per_team": "1"}
+    data["order"] = "3"
+    assert client.post(reverse("manage:event-new", args=[cup.slug]), data).status_code == 302
+    assert status(cup) == S.REGISTRATION_CLOSED  # its entries may still come

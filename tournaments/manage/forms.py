@@ -419,6 +419,7 @@ class VenueForm(forms.ModelForm):
             message=_("桌数须是%(low)s到%(high)s之间的整数。") % {"low": low, "high": high},
         )
         self.fields["tables"].required = True
+        self.fields["tables"].initial = None  # the model's 0 is no venue's table count
         self.fields["tables"].help_text = _("掼蛋团体赛每场占三张桌；羽毛球、乒乓球填场地数")
         low, high = self.ORDER
         self.fields["order"] = bounded(

@@ -213,3 +213,17 @@ def test_an_event_added_after_every_draw_takes_the_status_back_to_closed(client,
     data["order"] = "3"
     assert client.post(reverse("manage:event-new", args=[cup.slug]), data).status_code == 302
     assert status(cup) == S.REGISTRATION_CLOSED  # its entries may still come
+
+
+def test_a_leader_is_told_the_event_is_over_when_withdrawing_after_it(client, cup):
+    a = cup.events.get(slug="a")
+    draw_event(event=a, seed=1)
+    play(a)
+    entry = a.entries.first()
+    leader = User.objects.create_user("leader", password="x")
+    entry.unit.leaders.add(leader)
+    client.force_login(leader)
+    url = reverse("registration:withdraw", args=[cup.slug, entry.pk])
+    response = client.post(url, {"reason": "因病"}, follow=True)
+    assert "项目a已经结束，名次已定，不能再退赛。" in response.content.decode()
+    assert Entry.objects.get(pk=entry.pk).status == Entry.Status.REGISTERED

@@ -25,6 +25,7 @@ from django.utils.translation import gettext as _
 from guandan_cup.inputs import normalise_name
 from tournaments.draw.status import event_finished
 from tournaments.models import Entry, Event, Pair, Player, Tournament, Unit
+from tournaments.registration.joint import joint_team_clashes
 
 MAX_NAME_LENGTH = 50
 _GENDERS = {"男": "M", "m": "M", "male": "M", "女": "F", "f": "F", "female": "F", "": ""}
@@ -301,33 +302,11 @@ def check_entries(
                 % {**who, "event": event_names.get(events[0], events[0])},
             )
 
-    # A joint team (联队) and its member units are one side in an event: where the joint
-    # team has an entry its members field none of their own, and the other way round.
+    # A joint team (联队) and its member units are one side in an event.
     fielded = set(active.filter(event=event).values_list("unit_id", flat=True))
     for item in checked:
-        joint_teams = [u for u in units.values() if item.unit in u.members.all()]
-        for team in joint_teams:
-            if team.pk in fielded or any(other.unit.pk == team.pk for other in checked):
-                problem(
-                    item.form.where,
-                    _(
-                        "%(unit)s是联队%(team)s的组成单位，%(team)s已在本项目报名，"
-                        "%(unit)s不能再单独报名。"
-                    )
-                    % {"unit": item.unit.name, "team": team.name},
-                )
-                break
-        for member in item.unit.members.all():
-            if member.pk in fielded or any(other.unit.pk == member.pk for other in checked):
-                problem(
-                    item.form.where,
-                    _(
-                        "联队%(team)s的组成单位%(unit)s已在本项目单独报名，"
-                        "%(team)s不能再报名本项目。"
-                    )
-                    % {"unit": member.name, "team": item.unit.name},
-                )
-                break
+        for message in joint_team_clashes(item.unit, units.values(), fielded, checked):
+            problem(item.form.where, message)
 
     # A unit fields one team per team event (每个工会小组报三组选手).
     if kind == Event.EntryKind.TEAM:

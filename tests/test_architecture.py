@@ -68,6 +68,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "tournaments.registration",
             "tournaments.manage",
             "tournaments.ops",
+            "tournaments.setup",
         ),
     ),
     (
@@ -84,6 +85,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "tournaments.links.services",
             "tournaments.manage.forms",
             "tournaments.manage.services",
+            "tournaments.manage.selectors",
             "tournaments.forms",
             "scoring.services",
             "scoring.services.*",

@@ -425,6 +425,7 @@ class Endpoint:
     resets_passwords: bool = False  # of this tournament's leaders and officials, nothing else
     upload: bool = False
     prepare: Callable[[World], None] | None = None  # the state in which the URL can succeed
+    creates_tournament: bool = False  # rows of a tournament this request made are its own
 
 
 def _entry_fields(w: World, prefix: str = "") -> st.SearchStrategy[dict]:
@@ -741,11 +742,94 @@ ENDPOINTS: dict[str, Endpoint] = {
         _xlsx_upload,
         upload=True,
     ),
+    # The organiser's set-up: a new tournament, a copy of this one, its venues.
+    "setup:new": Endpoint(
+        "organiser",
+        "cup",
+        lambda w, d: reverse("setup:new"),
+        lambda w: form(
+            {
+                "name": value("新比赛"),
+                "slug": value("fuzz-new", "fuzz-cup", "Fuzz_2027"),
+                "organiser_name": value("测试工会"),
+                "starts_on": when("2027-05-01"),
+                "start_time": value("08:30", ""),
+                "registration_deadline": when("2027-04-20T12:00", "2027-05-02T12:00", ""),
+                "leaders_meeting_at": when("2027-04-25T16:00", ""),
+                "notice_title": value("通知"),
+                "notice_text": value("一、比赛时间"),
+                "confirmation": value("official", "chief"),
+            }
+        ),
+        creates_tournament=True,
+    ),
+    "setup:copy": Endpoint(
+        "organiser",
+        "cup",
+        lambda w, d: _cup(w, "setup:copy"),
+        lambda w: form(
+            {
+                "slug": value("fuzz-cup-2027", "fuzz-cup", "nantong-2014"),
+                "name": value("模糊测试杯（第二届）", *twins("模糊测试杯")),
+                "notice_title": value("关于举行第二届的通知"),
+                "starts_on": when("2027-12-01"),
+                "start_time": value("08:30", ""),
+                "registration_deadline": when("2027-11-20T12:00", "2027-12-02T08:00", ""),
+                "leaders_meeting_at": when("2027-11-25T16:00", ""),
+            }
+        ),
+        creates_tournament=True,
+    ),
+    "setup:venues": Endpoint(
+        "organiser",
+        "cup",
+        lambda w, d: _cup(w, "setup:venues"),
+        lambda w: form(
+            {
+                "name": value("二楼大厅", *twins("活动中心")),
+                "tables": value("12", "1", "200", "0", "201"),
+                "order": value("0", "", "3"),
+            }
+        ),
+    ),
+    "setup:venue-edit": Endpoint(
+        "organiser",
+        "cup",
+        lambda w, d: _cup(
+            w,
+            "setup:venue-edit",
+            d.draw(
+                st.sampled_from(_ids(w.cup.venues.values_list("pk", flat=True), w.ids["venue"]))
+            ),
+        ),
+        lambda w: form(
+            {
+                "name": value("活动中心", "新名字"),
+                "tables": value("12", "30", "0"),
+                "order": value("0", ""),
+            }
+        ),
+    ),
+    "setup:venue-delete": Endpoint(
+        "organiser",
+        "cup",
+        lambda w, d: _cup(
+            w,
+            "setup:venue-delete",
+            d.draw(
+                st.sampled_from(_ids(w.cup.venues.values_list("pk", flat=True), w.ids["venue"]))
+            ),
+        ),
+        lambda w: form({"confirm": value("1", "")}),
+    ),
     "draw:draw": Endpoint(
         "organiser",
         "cup",
         lambda w, d: _cup(w, "draw:draw", _event_slug(d)),
         _draw_data,
+        prepare=lambda w: Tournament.objects.filter(pk=w.cup.pk).update(
+            status=Tournament.Status.REGISTRATION_CLOSED  # the draw follows registration
+        ),
     ),
     "draw:undo": Endpoint(
         "organiser",
@@ -1097,6 +1181,12 @@ def check_changes(endpoint: Endpoint, w: World, before, after):
         "chief": lambda name, row: name not in CHIEF_MAY_NOT,
         "organiser": lambda name, row: True,
     }[endpoint.actor]
+    made = {
+        pk
+        for name, pk, old, new in changes(before, after)
+        if name == "tournaments.tournament" and old is None
+    }
+    assert endpoint.creates_tournament or not made, "a tournament was created"
     for name, pk, old, new in changes(before, after):
         if name == "auth.user":
             if endpoint.resets_passwords and old is not None and new is not None:
@@ -1113,6 +1203,9 @@ def check_changes(endpoint: Endpoint, w: World, before, after):
             assert endpoint.creates_users and old is None, f"an account changed: {old} -> {new}"
             continue
         tid = owner(name, new if new is not None else old, before, after)
+        if tid in made:
+            assert old is None, f"{name} #{pk} changed in the tournament just made"
+            continue  # the new tournament's own rows (a copy's events, units, officials …)
         assert tid == tournament.pk, f"{name} #{pk} of another tournament changed: {old} -> {new}"
         if name == "tournaments.event" and old is not None and new is not None:
             changed = {k for k in new if old.get(k) != new[k]}

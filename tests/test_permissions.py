@@ -46,6 +46,7 @@ from tournaments.models import (
     Player,
     Tournament,
     Unit,
+    Venue,
 )
 from tournaments.registration.services import EntryForm, PersonForm, register_entries
 
@@ -146,6 +147,7 @@ def _world() -> SimpleNamespace:
     )
     w.entry = Entry.objects.get(event=w.pairs, unit=w.unit)
     w.spare_unit = Unit.objects.create(tournament=w.reg, name="后勤", kind=Unit.Kind.UNION_GROUP)
+    w.venue = Venue.objects.create(tournament=w.reg, name="大厅", tables=10)
 
     users = {role: User.objects.create_user(role, password=PASSWORD) for role in ROLES[1:]}
     users["anonymous"] = None
@@ -305,6 +307,11 @@ ARGS: dict[str, Callable] = {
     "manage:entries-import": _reg_event,
     "links:list": _nantong,
     "links:revoke": lambda w: {"slug": w.nantong.slug, "link_id": 0},
+    "setup:new": lambda w: {},
+    "setup:copy": _reg,
+    "setup:venues": _reg,
+    "setup:venue-edit": lambda w: {"slug": w.reg.slug, "venue_id": w.venue.pk},
+    "setup:venue-delete": lambda w: {"slug": w.reg.slug, "venue_id": w.venue.pk},
     "draw:draw": _reg_event,
     "draw:undo": _nantong_event,
     "draw:schedule": _nantong_event,
@@ -380,6 +387,11 @@ WRITING = {
     "manage:officials",
     "manage:reset-password",
     "manage:entries-import",
+    "setup:new",
+    "setup:copy",
+    "setup:venues",
+    "setup:venue-edit",
+    "setup:venue-delete",
     "links:list",
     "links:revoke",
     "draw:draw",
@@ -465,6 +477,11 @@ def _import_file(w) -> io.BytesIO:
     out.seek(0)
     out.name = "报名表.xlsx"
     return out
+
+
+def _close_registration(w):
+    Tournament.objects.filter(pk=w.reg.pk).update(status=Tournament.Status.REGISTRATION_CLOSED)
+    return {}
 
 
 def _tomorrow():
@@ -701,12 +718,67 @@ MATRIX: list[Row] = [
         data=lambda w: {"file": _import_file(w)},
         note="upload for the preview",
     ),
+    Row("GET", "setup:new", ORGANISER, note="who organises a tournament starts another"),
+    Row(
+        "POST",
+        "setup:new",
+        ORGANISER,
+        data={
+            "name": "新杯",
+            "slug": "new-cup",
+            "organiser_name": "测试工会",
+            "starts_on": "2027-05-01",
+            "notice_title": "关于举行新杯的通知",
+            "notice_text": "一、比赛时间",
+            "confirmation": "official",
+        },
+        done=lambda w: Tournament.objects.filter(slug="new-cup").exists(),
+    ),
+    Row("GET", "setup:copy", ORGANISER),
+    Row(
+        "POST",
+        "setup:copy",
+        ORGANISER,
+        data={
+            "slug": "reg-cup-next",
+            "name": "报名杯（下一届）",
+            "notice_title": "关于举行下一届报名杯的通知",
+            "starts_on": "2027-05-01",
+        },
+        done=lambda w: Tournament.objects.filter(slug="reg-cup-next").exists(),
+    ),
+    Row("GET", "setup:venues", ORGANISER),
+    Row(
+        "POST",
+        "setup:venues",
+        ORGANISER,
+        data={"name": "二楼", "tables": "12"},
+        done=lambda w: w.reg.venues.filter(name="二楼", tables=12).exists(),
+    ),
+    Row("GET", "setup:venue-edit", ORGANISER),
+    Row(
+        "POST",
+        "setup:venue-edit",
+        ORGANISER,
+        data={"name": "大厅", "tables": "24", "order": "0"},
+        done=lambda w: fresh(w.venue).tables == 24,
+    ),
+    Row(
+        "POST",
+        "setup:venue-delete",
+        ORGANISER,
+        data={"confirm": "1"},
+        done=lambda w: not Venue.objects.filter(pk=w.venue.pk).exists(),
+    ),
+    Row("GET", "setup:venue-delete", ORGANISER_405),
     Row("GET", "draw:draw", ORGANISER),
     Row(
         "POST",
         "draw:draw",
         ORGANISER,
         data={"method": "random", "format": "knockout", "seed": "7"},
+        # The draw follows registration: closed first.
+        prepare=lambda w: _close_registration(w),
         done=lambda w: Draw.objects.filter(event=w.pairs).exists(),
     ),
     Row(

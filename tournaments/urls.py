@@ -20,6 +20,7 @@ urlpatterns = [
     path(TOURNAMENT, include("tournaments.documents.urls")),
     path(TOURNAMENT, include("tournaments.registration.urls")),
     path(TOURNAMENT, include("tournaments.manage.urls")),
+    path("", include("tournaments.setup.urls")),
     path(TOURNAMENT, include("tournaments.links.urls")),
     path(EVENT, include("tournaments.draw.urls")),
 ]

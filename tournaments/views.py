@@ -8,15 +8,25 @@ from django.views.decorators.http import require_safe
 from tournaments.access import get_public_tournament, is_organiser, leader_unit_ids
 from tournaments.documents.notice import notice_blocks
 from tournaments.documents.pdf import pdf_response, render_pdf
-from tournaments.models import Entry, Round, Tournament
+from tournaments.manage.services import may_create_tournaments
+from tournaments.models import Entry, Official, Round, Tournament
 
 
 @require_safe
 def tournament_list(request: HttpRequest) -> HttpResponse:
     tournaments = Tournament.objects.annotate(event_count=Count("events"))
     if not request.user.is_staff:
-        tournaments = tournaments.exclude(status=Tournament.Status.DRAFT)
-    return render(request, "tournaments/list.html", {"tournaments": tournaments})
+        # Drafts only for staff and for those who organise them.
+        mine = Q(officials__user=request.user, officials__role=Official.Role.ORGANISER)
+        visible = ~Q(status=Tournament.Status.DRAFT)
+        if request.user.is_authenticated:
+            visible |= Q(pk__in=Tournament.objects.filter(mine).values("pk"))
+        tournaments = tournaments.filter(visible)
+    return render(
+        request,
+        "tournaments/list.html",
+        {"tournaments": tournaments, "may_create": may_create_tournaments(request.user)},
+    )
 
 
 def _notice_context(tournament: Tournament) -> dict:

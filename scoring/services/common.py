@@ -22,6 +22,7 @@ from scoring.engines.common import EngineError
 from scoring.engines.scorer import Scorer
 from scoring.models import AuditEntry, TableEvent, TableMatch
 from scoring.selectors import pair_name
+from tournaments.draw import status as day_status
 from tournaments.models import Match, Pair
 
 
@@ -207,10 +208,11 @@ def save_state(table: TableMatch, state) -> None:
     table.winner = engine.winner(table.state) or ""
     table.version += 1
     table.save(update_fields=["state", "winner", "version"])
-    if table.match.status == Match.Status.PENDING:
-        Match.objects.filter(pk=table.match_id, status=Match.Status.PENDING).update(
-            status=Match.Status.IN_PROGRESS
-        )
+    first = table.match.status == Match.Status.PENDING
+    if first and Match.objects.filter(pk=table.match_id, status=Match.Status.PENDING).update(
+        status=Match.Status.IN_PROGRESS
+    ):
+        day_status.started(table.match.round.stage.event.tournament)  # 比赛中
 
 
 def announce_after(write):

@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import known_user
 from tournaments.draw import progress, signals
+from tournaments.draw import status as day_status
 from tournaments.draw.plan import DrawPlan
 from tournaments.draw.rules import groups as group_rules
 from tournaments.draw.rules import knockout
@@ -110,6 +111,7 @@ def draw_event(
         Match.objects.filter(round__stage__draw=draw).select_related("round__stage__event")
     )
     event.bump_version()
+    day_status.follow_status(event.tournament)
     return draw
 
 
@@ -132,4 +134,5 @@ def undo_draw(*, event: Event, user=None) -> Draw:
     event.drawn_at = None
     event.save(update_fields=["drawn_at"])
     event.bump_version()
+    day_status.follow_status(event.tournament)
     return draw

@@ -8,6 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from tournaments.draw import progress, signals
+from tournaments.draw import status as day_status
 from tournaments.draw.plan import AWAY, HOME, ResultError
 from tournaments.models import Entry, Match, Stage
 
@@ -42,6 +43,7 @@ def record_result(
     match.save()
     progress.settle([match])
     stage.event.bump_version()
+    day_status.follow_status(stage.event.tournament)
     return match
 
 
@@ -62,6 +64,7 @@ def correct_result(
     if changed:
         _move_on_after_correction(match)
     match.round.stage.event.bump_version()
+    day_status.follow_status(match.round.stage.event.tournament)
     return match
 
 
@@ -106,6 +109,7 @@ def reopen_result(*, match: Match, home_score: int, away_score: int, note: str =
     match.save()
     _move_on_after_correction(match)  # no winner or loser now: their places are emptied
     match.round.stage.event.bump_version()
+    day_status.follow_status(match.round.stage.event.tournament)
     return match
 
 
@@ -124,3 +128,4 @@ def entry_out(*, entry: Entry, status: str = Entry.Status.ELIMINATED, reason: st
     )
     progress.settle(open_matches)
     entry.event.bump_version()
+    day_status.follow_status(entry.event.tournament)

@@ -14,6 +14,7 @@ from tournaments.draw import make as draw_make
 from tournaments.draw import plan as draw_plan
 from tournaments.draw import schedule as draw_schedule
 from tournaments.draw import selectors as draw_selectors
+from tournaments.draw import status as day_status
 from tournaments.draw.rules import knockout
 from tournaments.draw.rules.common import DrawError
 from tournaments.models import Draw, Event, Match, Round, Tournament
@@ -88,7 +89,10 @@ def draw_page(request: HttpRequest, tournament: Tournament, event_slug: str) -> 
     entries = draw_selectors.active_entries(event)
     current = draw_selectors.current_draw(event)
     problems = []
-    if request.method == "POST":
+    refusal = None if current else day_status.draw_refusal(tournament)
+    if request.method == "POST" and refusal:
+        problems.append(refusal)  # the draw follows registration: nothing is drawn
+    elif request.method == "POST":
         # A physical draw's lots number the bracket's slots (byes included).
         slots = knockout.bracket_size(max(len(entries), 2))
         try:
@@ -127,6 +131,7 @@ def draw_page(request: HttpRequest, tournament: Tournament, event_slug: str) -> 
             "current": current,
             "history": event.draws.all(),
             "problems": problems,
+            "refusal": refusal,
             "post": request.POST,
         },
         status=422 if problems else 200,

@@ -15,6 +15,8 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from guandan_cup import passwords
 from tournaments.access import get_event, organiser_required
+from tournaments.draw import status as day_status
+from tournaments.manage import selectors as setup_selectors
 from tournaments.manage.forms import (
     EventForm,
     LeaderAccountForm,
@@ -29,7 +31,8 @@ from tournaments.registration.services import deadline_passed
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 
-# Status changes an organiser can make from the dashboard (later stages come with the draw).
+# Status changes an organiser can make from the dashboard; 已抽签, 比赛中 and 已结束 follow
+# the draw and the results (tournaments/draw/status.py).
 STATUS_ACTIONS = {
     "open": (
         Tournament.Status.REGISTRATION_OPEN,
@@ -46,22 +49,30 @@ STATUS_ACTIONS = {
 @organiser_required
 @require_safe
 def dashboard(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    events = tournament.events.annotate(
-        active=Count("entries", filter=Q(entries__status=Entry.Status.REGISTERED)),
-        withdrawn=Count("entries", filter=~Q(entries__status=Entry.Status.REGISTERED)),
-        on_site=Count(
-            "entries", filter=Q(entries__on_site=True, entries__status=Entry.Status.REGISTERED)
-        ),
+    from scoring.models import TableMatch
+
+    current = TableMatch.objects.filter(
+        match__round__stage__event__tournament=tournament,
+        match__round__stage__draw__undone_at__isnull=True,
     )
+    waiting = current.filter(status=TableMatch.Status.SUBMITTED).count()
+    # A team tie whose every table has its own referee needs none for the tie.
+    without = set(current.filter(referee__isnull=True).values_list("match_id", flat=True))
+    by_tables = set(current.values_list("match_id", flat=True)) - without
+    rows, matches = setup_selectors.event_rows(tournament, refereed_by_tables=by_tables)
     return render(
         request,
         "tournaments/manage/dashboard.html",
         {
             "tournament": tournament,
-            "events": events,
+            "events": rows,
+            "steps": setup_selectors.day_steps(
+                tournament, rows, matches, waiting_confirmation=waiting
+            ),
             "units": tournament.units.count(),
             "deadline_passed": deadline_passed(tournament),
             "name_clashes": name_clashes(tournament),
+            "may_go_back_to_draft": not day_status.anything_drawn(tournament),
         },
     )
 
@@ -69,13 +80,19 @@ def dashboard(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @organiser_required
 @require_POST
 def change_status(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    action = STATUS_ACTIONS.get(request.POST.get("action", ""))
+    name = request.POST.get("action", "")
+    action = STATUS_ACTIONS.get(name)
     if action is None or tournament.status not in action[1]:
         messages.error(
             request,
             _("当前状态（%(status)s）下不能这样操作。")
             % {"status": tournament.get_status_display()},
         )
+    elif name == "draft" and day_status.anything_drawn(tournament):
+        messages.error(request, _("已有项目抽签，比赛不能再撤回为草稿。"))
+    elif name == "draft" and request.POST.get("confirm") != "1":
+        # A draft is hidden from everyone: only when the organiser says so.
+        messages.error(request, _("撤回为草稿须先勾选“确认撤回为草稿”。"))
     else:
         Tournament.objects.filter(pk=tournament.pk).update(status=action[0])
         tournament.bump_event_versions()  # public or not, registration open or closed
@@ -113,6 +130,7 @@ def edit_event(
     if request.method == "POST" and form.is_valid():
         saved = form.save()
         saved.bump_version()
+        day_status.follow_status(tournament)  # a new event is not drawn yet
         messages.success(request, _("项目“%(name)s”已保存。") % {"name": saved.name})
         return redirect("manage:dashboard", slug=tournament.slug)
     title = _("修改项目：%(name)s") % {"name": event.name} if event else _("新增项目")

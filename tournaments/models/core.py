@@ -347,12 +347,10 @@ class Event(models.Model):
 
     @property
     def entries_locked(self) -> bool:
-        """Pairs are fixed once the draw is made (配对选手不得重组)."""
-        return self.drawn_at is not None or self.tournament.status in (
-            Tournament.Status.DRAWN,
-            Tournament.Status.RUNNING,
-            Tournament.Status.FINISHED,
-        )
+        """Pairs are fixed once the event's draw is made (配对选手不得重组). Each event by its
+        own draw: the tournament's status follows the draws (all events drawn: 已抽签), and an
+        event added after that is still open to its entries."""
+        return self.drawn_at is not None
 
     @property
     def is_guandan(self) -> bool:

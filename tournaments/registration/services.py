@@ -23,7 +23,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import normalise_name
+from tournaments.draw.status import event_finished
 from tournaments.models import Entry, Event, Pair, Player, Tournament, Unit
+from tournaments.registration.joint import joint_team_clashes
 
 MAX_NAME_LENGTH = 50
 _GENDERS = {"男": "M", "m": "M", "male": "M", "女": "F", "f": "F", "female": "F", "": ""}
@@ -300,6 +302,12 @@ def check_entries(
                 % {**who, "event": event_names.get(events[0], events[0])},
             )
 
+    # A joint team (联队) and its member units are one side in an event.
+    fielded = set(active.filter(event=event).values_list("unit_id", flat=True))
+    for item in checked:
+        for message in joint_team_clashes(item.unit, units.values(), fielded, checked):
+            problem(item.form.where, message)
+
     # A unit fields one team per team event (每个工会小组报三组选手).
     if kind == Event.EntryKind.TEAM:
         existing = set(active.filter(event=event).values_list("unit_id", flat=True))
@@ -433,12 +441,24 @@ def withdraw_entry(*, entry: Entry, reason: str, user=None) -> Entry:
     reason = normalise_name(reason)
     if not reason:
         raise RegistrationError([Problem("", _("请填写退赛原因。"))])
-    entry = Entry.objects.select_for_update().get(pk=entry.pk)
+    entry = (
+        Entry.objects.select_for_update(of=("self",))
+        .select_related("event__tournament")
+        .get(pk=entry.pk)
+    )
     if entry.status != Entry.Status.REGISTERED:
         raise RegistrationError(
             [
                 Problem(
                     "", _("该报名已经是“%(status)s”状态。") % {"status": entry.get_status_display()}
+                )
+            ]
+        )
+    if event_finished(entry.event):
+        raise RegistrationError(
+            [
+                Problem(
+                    "", _("%(event)s已经结束，名次已定，不能再退赛。") % {"event": entry.event.name}
                 )
             ]
         )

@@ -244,7 +244,8 @@ def test_organiser_edits_grow_the_version(client, db):
     Tournament.objects.filter(slug="big").update(status=Tournament.Status.REGISTRATION_CLOSED)
     client.force_login(User.objects.create_superuser("root"))
     v = version(event)
-    client.post(reverse("manage:status", args=["big"]), {"action": "draft"})
+    # (never back to draft once drawn: reopening registration for other events)
+    client.post(reverse("manage:status", args=["big"]), {"action": "open"})
     assert version(event) > v
     v = version(event)
     client.post(

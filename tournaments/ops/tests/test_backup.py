@@ -108,7 +108,8 @@ def enrich(demo) -> None:
     report = add_report(table=table, team="A", description="偷看", user=referee)
     rule_report(report=report, upheld=True, user=chief)
 
-    single = Entry.objects.filter(event__tournament=anhui, event__slug="badminton").last()
+    # (From an event still in play: a finished event takes no more withdrawals.)
+    single = Entry.objects.filter(event=redrawn).last()
     withdraw_entry(entry=single, reason="受伤", user=chief)
 
     # Nantong, played to the end: a chief referee's correction keeps the old events, undone.

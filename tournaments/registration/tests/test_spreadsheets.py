@@ -427,7 +427,11 @@ def test_a_duplicate_against_saved_entries_is_caught(demo, cup):
     rows = [TEAM_HEADERS] + team_rows(
         "教务", [(sports.first.name, "新二"), ("新三", "新四"), ("新五", "新六")]
     )
-    assert import_workbook(event=nantong, data=xlsx(rows)).problems == []  # 教务 ≠ 体育
+    # 教务 ≠ 体育: the same name is another person; but 教务 plays inside 教务物理联队.
+    assert messages(import_workbook(event=nantong, data=xlsx(rows)).problems) == [
+        "第3–5行：教务是联队教务物理联队的组成单位，教务物理联队已在本项目报名，"
+        "教务不能再单独报名。"
+    ]
 
     # The same file twice into a fresh event: the second time everything is a duplicate.
     event = cup.events.get(slug="chess")

@@ -68,7 +68,8 @@ def hostile(make_tournament):
     )
     register_entries(
         event=pairs,
-        forms=[EntryForm(unit=u.name, pairs=[(person(), person())]) for u in units]
+        # The joint team's member units field no pair of their own beside it.
+        forms=[EntryForm(unit=u.name, pairs=[(person(), person())]) for u in units[2:]]
         + [EntryForm(unit=joint.name, pairs=[(person(units[0].name), person(units[1].name))])],
         organiser=True,
     )

@@ -1,0 +1,1 @@
+"""The organiser's set-up pages: a new tournament, a copy of an earlier one, the venues."""

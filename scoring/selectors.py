@@ -1,7 +1,12 @@
 """Reads of table results the pages, documents and services share: names, the tables of
-ties, the pairs not yet checked in, the upheld reports awaiting a deduction."""
+ties, a referee's tables, a table's state in words, the pairs not yet checked in, the upheld
+reports awaiting a deduction."""
 
 from __future__ import annotations
+
+from django.db.models import F, Q
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from scoring.models import CheckIn, Report, TableMatch
 from tournaments.models import Match, Pair
@@ -10,6 +15,29 @@ from tournaments.models import Match, Pair
 def pair_name(pair: Pair | None) -> str:
     """A pair's players (钱立、肖慧), or a dash where the table has no pair yet."""
     return pair.display_name if pair else "—"
+
+
+def tie_name(match: Match) -> str:
+    """A tie by its two entries (体育—行政); a side not yet known is 待定."""
+    home = match.home.name if match.home_id else _("待定")
+    away = match.away.name if match.away_id else _("待定")
+    return f"{home}—{away}"
+
+
+def table_place(table: TableMatch) -> str:
+    """Where a table is played: its hall table (7号桌), else its place in the tie (第1台)."""
+    if table.table_number:
+        return _("%(n)s号桌") % {"n": table.table_number}
+    if table.home_pair_id or table.number > 1:
+        return _("第%(n)s台") % {"n": table.number}
+    return ""
+
+
+def table_heading(table: TableMatch) -> str:
+    """A table as lists name it: 1/4决赛 · 体育—行政 · 7号桌 (the round as people call it,
+    the tie by both entries, the hall table)."""
+    parts = [table.match.round_label, tie_name(table.match), table_place(table)]
+    return " · ".join(p for p in parts if p)
 
 
 def tables_by_match(matches) -> dict[int, list[TableMatch]]:
@@ -57,3 +85,55 @@ def missing_pairs(round) -> list[tuple[TableMatch, str, Pair]]:
 
 def pending_upheld(table: TableMatch, team: str) -> int:
     return Report.objects.filter(table=table, team=team, upheld=True, penalty__isnull=True).count()
+
+
+def refereed_by(user) -> Q:
+    """The tables a referee enters: those assigned to them, and those of their ties that
+    are not given to another referee (a table's own referee overrides the tie's)."""
+    return Q(referee__user=user) | Q(referee__isnull=True, match__referee__user=user)
+
+
+def referee_tables(tournament, user) -> list[TableMatch]:
+    """我的台: a referee's tables of the tournament's current draws, in time order (the
+    round's start, then the tie's, then the hall table), with their players, tie and event.
+    One query."""
+    return list(
+        TableMatch.objects.filter(
+            refereed_by(user),
+            match__round__stage__event__tournament=tournament,
+            match__round__stage__draw__undone_at__isnull=True,
+        )
+        .with_people("match__round__stage__event", "match__home", "match__away")
+        .order_by(
+            F("match__round__starts_at").asc(nulls_last=True),
+            F("match__scheduled_at").asc(nulls_last=True),
+            "match__round__stage__event__order",
+            "match__round__stage__order",
+            "match__round__number",
+            F("table_number").asc(nulls_last=True),
+            "match__index",
+            "number",
+        )
+    )
+
+
+# A table's state as its lists show it: waiting for confirmation, in play, not started,
+# confirmed (the board's order).
+TABLE_STATES = ("submitted", "playing", "waiting", "confirmed")
+TABLE_STATE_LABELS = {
+    "submitted": gettext_lazy("待确认"),
+    "playing": gettext_lazy("进行中"),
+    "waiting": gettext_lazy("未开始"),
+    "confirmed": gettext_lazy("已确认"),
+}
+
+
+def table_state(table: TableMatch, engine) -> str:
+    """One of TABLE_STATES (the board's and 我的台's)."""
+    if table.status == TableMatch.Status.CONFIRMED:
+        return "confirmed"
+    if table.status == TableMatch.Status.SUBMITTED:
+        return "submitted"
+    if table.started_at or engine.started(table.state) or engine.match_over(table.state):
+        return "playing"
+    return "waiting"

@@ -6,7 +6,6 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -17,7 +16,14 @@ from django.views.decorators.http import require_POST, require_safe
 
 from guandan_cup.inputs import INT, whole_number
 from scoring.models import AuditEntry, CheckIn, TableMatch
-from scoring.selectors import missing_pairs, pair_name, tables_by_match
+from scoring.selectors import (
+    TABLE_STATES,
+    missing_pairs,
+    pair_name,
+    refereed_by,
+    table_state,
+    tables_by_match,
+)
 from scoring.services import common
 from scoring.services.desk import call_time, check_in, forfeit_missing
 from tournaments.access import can_enter_table, can_issue_login_links, get_event, is_chief
@@ -84,17 +90,7 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
 
 # The board's order: results waiting for confirmation first (the oldest first), then tables
 # in play (the earliest started first), tables not started, and confirmed ones last.
-BOARD_ORDER = {"submitted": 0, "playing": 1, "waiting": 2, "confirmed": 3}
-
-
-def board_state(table: TableMatch, engine) -> str:
-    if table.status == TableMatch.Status.CONFIRMED:
-        return "confirmed"
-    if table.status == TableMatch.Status.SUBMITTED:
-        return "submitted"
-    if table.started_at or engine.started(table.state) or engine.match_over(table.state):
-        return "playing"
-    return "waiting"
+BOARD_ORDER = {state: n for n, state in enumerate(TABLE_STATES)}
 
 
 def _board_key(table: TableMatch):
@@ -135,7 +131,7 @@ def board(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
             for m in shown.matches:
                 for t in by_match.get(m.pk, []):
                     t.match = m
-                    t.board_state = board_state(t, engine)
+                    t.board_state = table_state(t, engine)
                     tables.append(t)
         tables.sort(key=_board_key)
         counts = {key: 0 for key in BOARD_ORDER}
@@ -196,7 +192,7 @@ def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse
     chief = is_chief(request.user, tournament)
     mine = TableMatch.objects.filter(match__round=rnd)
     if not chief:
-        mine = mine.filter(Q(referee__user=request.user) | Q(match__referee__user=request.user))
+        mine = mine.filter(refereed_by(request.user))
         if not mine.exists():
             raise PermissionDenied("Not a referee of this round.")
     if request.method == "POST":

@@ -161,9 +161,7 @@ def leader_invite_create(
     now = now or timezone.now()
     name = " ".join((name or "").split())
     if len(name) > LEADER_NAME_MAX:
-        raise LoginLinkError(
-            "name_too_long", _("领队姓名最多%(n)s个字。") % {"n": LEADER_NAME_MAX}
-        )
+        raise LoginLinkError("name_too_long", _("领队姓名最多%(n)s个字。") % {"n": LEADER_NAME_MAX})
     with transaction.atomic():
         if leader is None:
             leader = get_user_model().objects.create_user(

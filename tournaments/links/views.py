@@ -29,12 +29,12 @@ from tournaments.links.services import (
     STATE_MESSAGES,
     LoginLinkError,
     default_day,
+    leader_invite_create,
     login_link_check,
     login_link_create,
     login_link_find,
     login_link_redeem,
     login_link_revoke,
-    leader_invite_create,
 )
 from tournaments.models import LoginLink, Official, Tournament, Unit
 

@@ -9,12 +9,45 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from scoring.models import CheckIn, Report, TableMatch
-from tournaments.models import Match, Pair
+from tournaments.models import Match, Official, Pair
 
 
 def pair_name(pair: Pair | None) -> str:
     """A pair's players (钱立、肖慧), or a dash where the table has no pair yet."""
     return pair.display_name if pair else "—"
+
+
+def people_names(tournament, user_ids) -> dict[int, str]:
+    """{user id: the name people know them by}: their name as an official of the tournament
+    (钱立, not ``referee-1-1``), else their full name (a leader invited by name), else their
+    login name. Two queries at most."""
+    ids = {pk for pk in user_ids if pk}
+    if not ids:
+        return {}
+    names: dict[int, str] = {}
+    for user_id, name in (
+        Official.objects.filter(tournament=tournament, user_id__in=ids)
+        .order_by("role", "pk")
+        .values_list("user_id", "name")
+    ):
+        names.setdefault(user_id, name)
+    rest = ids - set(names)
+    if rest:
+        from django.contrib.auth import get_user_model
+
+        for user in get_user_model().objects.filter(pk__in=rest):
+            names[user.pk] = (user.get_full_name() or user.get_username()).strip()
+    return names
+
+
+def name_people(tournament, rows, *fields: str) -> None:
+    """Set ``<field>_name`` on each row for each user field (``actor``, ``submitted_by`` …):
+    the person's name as ``people_names`` gives it, or — when nobody is set."""
+    rows = list(rows)
+    names = people_names(tournament, {getattr(row, f"{f}_id") for row in rows for f in fields})
+    for row in rows:
+        for f in fields:
+            setattr(row, f"{f}_name", names.get(getattr(row, f"{f}_id"), "—"))
 
 
 def tie_name(match: Match) -> str:
@@ -137,3 +170,25 @@ def table_state(table: TableMatch, engine) -> str:
     if table.started_at or engine.started(table.state) or engine.match_over(table.state):
         return "playing"
     return "waiting"
+
+
+def show_points(event, matches) -> None:
+    """Chess points with their halves wherever a chess result is shown: on each match of
+    an event scored in points (象棋) set ``points`` ({"home": 1.5, "away": 0.5}) and
+    ``home_shown``/``away_shown`` ("1½", "½") from its table; nothing for the other
+    sports, whose score is the tables or games won. One query, none for other sports."""
+    engine = event.scorer()
+    if engine.tie_points({}) is None:
+        return
+    matches = [m for m in matches if m.home_id and m.away_id]
+    states = dict(
+        TableMatch.objects.filter(match__in=[m.pk for m in matches], number=1).values_list(
+            "match_id", "state"
+        )
+    )
+    for m in matches:
+        state = states.get(m.pk)
+        if state is None:
+            continue
+        m.points = engine.tie_points(state)
+        m.home_shown, m.away_shown = engine.points_shown(state)

@@ -19,10 +19,13 @@ from scoring.models import AuditEntry, CheckIn, TableMatch
 from scoring.selectors import (
     TABLE_STATES,
     missing_pairs,
+    name_people,
     pair_name,
     refereed_by,
+    table_heading,
     table_state,
     tables_by_match,
+    tie_name,
 )
 from scoring.services import common
 from scoring.services.desk import call_time, check_in, forfeit_missing
@@ -52,11 +55,13 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
             status=TableMatch.Status.SUBMITTED,
             match__round__stage__draw__undone_at__isnull=True,
         )
-        .with_people("match__round__stage__event", "submitted_by", "match__home", "match__away")
+        .with_people("match__round__stage__event", "match__home", "match__away")
         .order_by("submitted_at")
     )
     for table in waiting:
         table.names = common.side_names(table)
+        table.heading = table_heading(table)
+    name_people(tournament, waiting, "submitted_by")
     flagged = list(
         Match.objects.filter(
             round__stage__event__tournament=tournament,
@@ -239,7 +244,19 @@ def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse
 @require_safe
 def audit_page(request: HttpRequest, slug: str) -> HttpResponse:
     tournament = _chief_tournament(request, slug)
-    entries = AuditEntry.objects.filter(tournament=tournament).select_related(
-        "actor", "table", "match"
-    )[:500]
+    entries = list(
+        AuditEntry.objects.filter(tournament=tournament).select_related(
+            "table", "match__round", "match__home", "match__away"
+        )[:500]
+    )
+    name_people(tournament, entries, "actor")
+    for entry in entries:
+        if entry.table_id:
+            # The table's tie is the entry's own (loaded once, with its entries).
+            entry.table.match = entry.match if entry.match_id == entry.table.match_id else None
+            entry.subject = table_heading(entry.table) if entry.table.match else ""
+        elif entry.match_id:
+            entry.subject = f"{entry.match.round_label} · {tie_name(entry.match)}"
+        else:
+            entry.subject = ""
     return render(request, "scoring/audit.html", {"tournament": tournament, "entries": entries})

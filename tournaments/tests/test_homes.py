@@ -67,7 +67,9 @@ def test_a_team_leader_lands_on_their_units_page(client, cup):
 @FAST
 def test_the_role_that_does_the_most_wins_within_a_tournament(client, cup):
     user = official(cup, "both", Official.Role.REFEREE, "梁勇")
-    Official.objects.create(tournament=cup, name="梁勇", role=Official.Role.CHIEF_REFEREE, user=user)
+    Official.objects.create(
+        tournament=cup, name="梁勇", role=Official.Role.CHIEF_REFEREE, user=user
+    )
     Unit.objects.create(tournament=cup, name="体育", kind=Unit.Kind.UNION_GROUP).leaders.add(user)
     assert log_in(client, "both")["Location"] == reverse("scoring:desk", args=[cup.slug])
 

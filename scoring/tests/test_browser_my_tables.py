@@ -40,6 +40,8 @@ def test_a_referee_opens_their_link_lands_on_my_tables_and_taps_into_the_first(
     page.locator("main form button[type=submit]").click()
     expect(page.get_by_role("heading", name="我的台：钱立")).to_be_visible()
     assert page.url.endswith(f"/t/{tournament.slug}/referee/mine/")
+    # The header names the referee, not their login (referee-…).
+    expect(page.locator(".who")).to_have_text("钱立")
     cards = page.locator(".my-table")
     expect(cards).to_have_count(3)
     expect(cards.first).to_have_class("panel my-table state-waiting is-next")

@@ -118,7 +118,10 @@ def login_link_create(
         official = Official.objects.select_for_update().get(pk=official.pk)
         user = official.user
         if user is None:
-            user = get_user_model().objects.create_user(username=_new_username(official))
+            # Named as the official, so the header and lists read 钱立, not referee-1-1.
+            user = get_user_model().objects.create_user(
+                username=_new_username(official), first_name=official.name[:150]
+            )
             official.user = user
             official.save(update_fields=["user"])
         elif not may_log_in_by_link(user):

@@ -274,6 +274,17 @@ def test_a_chess_result_keeps_its_halves_in_the_json_the_bracket_and_the_audit(c
     assert shown["points"] == {"home": 1.5, "away": 0.5}
     html = client.get(reverse("live:bracket", args=[ANHUI, "xiangqi"])).content.decode()
     assert '<span class="score">1½</span>' in html and '<span class="score">½</span>' in html
+    # The printed bracket and the projector read the same halves.
+    from tournaments.documents.build import bracket_context
+    from tournaments.live.screen import screen_slides
+
+    printed = bracket_context(event)["bracket"]
+    [box] = [m for sv in printed.stages for rv in sv.rounds for m in rv.matches if m.pk == match.pk]
+    assert (box.home_shown, box.away_shown) == ("1½", "½")
+    projector = client.get(reverse("live:screen", args=[ANHUI, "xiangqi"])).content.decode()
+    assert "1½ : ½" in projector or "<b>1½</b>" in projector
+    slides, _now = screen_slides(event)
+    assert slides
     decided = AuditEntry.objects.get(match=match, action="tie_decided")
     assert "1½" in decided.summary and "½" in decided.summary
     client.force_login(chief)

@@ -132,6 +132,7 @@ def login_link_create(
             )
         token = secrets.token_urlsafe(32)
         link = LoginLink.objects.create(
+            tournament_id=official.tournament_id,
             official=official,
             token_hash=hash_token(token),
             created_by=created_by,
@@ -182,6 +183,7 @@ def leader_invite_create(
             )
         token = secrets.token_urlsafe(32)
         link = LoginLink.objects.create(
+            tournament_id=unit.tournament_id,
             unit=unit,
             leader=leader,
             token_hash=hash_token(token),
@@ -197,7 +199,7 @@ def login_link_find(token: str) -> LoginLink | None:
         return None
     return (
         LoginLink.objects.select_related(
-            "official__user", "official__tournament", "unit__tournament", "leader"
+            "tournament", "official__user", "official__tournament", "unit", "leader"
         )
         .filter(token_hash=hash_token(token))
         .first()

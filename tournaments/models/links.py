@@ -12,11 +12,16 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from tournaments.models.core import Official
+from tournaments.models.core import Official, Tournament
 from tournaments.models.entries import Unit
 
 
 class LoginLink(models.Model):
+    # The tournament the link serves (its referee's or its unit's): every row of a
+    # tournament reaches it by a required key (the backups find them so).
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="login_links", verbose_name=_("比赛")
+    )
     # A referee's link names the official; a team leader's invitation names the unit and
     # the leader's account. Exactly one of the two.
     official = models.ForeignKey(
@@ -84,10 +89,6 @@ class LoginLink(models.Model):
     def account(self):
         """The login this link opens: the referee's, or the invited team leader's."""
         return self.leader if self.is_leader_invite else self.official.user
-
-    @property
-    def tournament(self):
-        return self.unit.tournament if self.is_leader_invite else self.official.tournament
 
     @property
     def person_name(self) -> str:

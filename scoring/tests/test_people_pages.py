@@ -274,6 +274,8 @@ def test_a_chess_result_keeps_its_halves_in_the_json_the_bracket_and_the_audit(c
     assert shown["points"] == {"home": 1.5, "away": 0.5}
     html = client.get(reverse("live:bracket", args=[ANHUI, "xiangqi"])).content.decode()
     assert '<span class="score">1½</span>' in html and '<span class="score">½</span>' in html
+    tie = client.get(reverse("live:match", args=[ANHUI, "xiangqi", match.pk])).content.decode()
+    assert '<span class="score">1½</span>' in tie
     # The printed bracket and the projector read the same halves.
     from tournaments.documents.build import bracket_context
     from tournaments.live.screen import screen_slides

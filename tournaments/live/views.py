@@ -81,6 +81,7 @@ def match_page(request: HttpRequest, slug: str, event_slug: str, match_id: int) 
     """The tie (场): its tables side by side with their state, and the tie score."""
     event = public_event(request, slug, event_slug)
     match = _public_match(event, match_id)
+    show_points(event, [match])
     context = {
         "tournament": event.tournament,
         "event": event,

@@ -124,3 +124,16 @@ def test_two_running_tournaments_give_the_chooser_listing_each_home(
     assert reverse("manage:dashboard", args=[cup.slug]) in html
     assert reverse("registration:unit", args=[other.slug, unit.pk]) in html
     assert "组织者工作台" in html and "本单位报名" in html
+
+
+def test_the_tournament_page_links_an_officials_own_pages(client, cup):
+    chief = User.objects.create_user("chief")
+    Official.objects.create(tournament=cup, name="肖慧", role="chief_referee", user=chief)
+    client.force_login(chief)
+    html = client.get(reverse("tournaments:detail", args=[cup.slug])).content.decode()
+    assert reverse("scoring:desk", args=[cup.slug]) in html
+    assert reverse("scoring:my-tables", args=[cup.slug]) in html
+    client.force_login(User.objects.create_user("spectator"))
+    html = client.get(reverse("tournaments:detail", args=[cup.slug])).content.decode()
+    assert reverse("scoring:desk", args=[cup.slug]) not in html
+    assert reverse("scoring:my-tables", args=[cup.slug]) not in html

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from scoring.views import desk, table
+from scoring.views import desk, referee, table
 
 T = "t/<slug:slug>/<slug:event_slug>/tables/<int:table_id>/"
 
@@ -25,6 +25,7 @@ urlpatterns = [
     path(T + "report-deduction/", table.report_deduction, name="report-deduction"),
     path(T + "correct/", table.correct, name="correct"),
     path("t/<slug:slug>/referee/", desk.desk, name="desk"),
+    path("t/<slug:slug>/referee/mine/", referee.my_tables, name="my-tables"),
     path("t/<slug:slug>/<slug:event_slug>/board/", desk.board, name="board"),
     path(
         "t/<slug:slug>/referee/rounds/<int:round_id>/whistle/",

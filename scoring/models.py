@@ -237,6 +237,8 @@ class AuditEntry(models.Model):
         TIE_DECIDED = "tie_decided", _("本场结果")
         TIE_REOPENED = "tie_reopened", _("本场重新进行")
         TIE_CORRECTED = "tie_corrected", _("本场结果更正")
+        NOT_PLAYED = "not_played", _("不再进行")
+        RESUMED = "resumed", _("继续比赛")
         WHISTLE = "whistle", _("鸣哨")
         CHECK_IN = "check_in", _("签到")
         REPORT = "report", _("举报")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 
 from scoring.engines.guandan.play import decide_tie
-from scoring.models import TableMatch
+from scoring.models import AuditEntry, TableMatch
 from scoring.services import common
 from tournaments.draw import results as draw_results
 from tournaments.models import Entry, Event, Match
@@ -125,7 +125,7 @@ def stop_remaining_tables(match: Match, user) -> None:
         # refused, saying why.
         table.version += 1
         table.save(update_fields=["status", "version"])
-        common.audit(table, user, "not_played", _("本场胜负已定，这一台不再进行"))
+        common.audit(table, user, AuditEntry.Action.NOT_PLAYED, _("本场胜负已定，这一台不再进行"))
 
 
 def reopen_stopped_tables(match: Match, user, reason: str) -> None:
@@ -134,7 +134,13 @@ def reopen_stopped_tables(match: Match, user, reason: str) -> None:
         table.status = TableMatch.Status.OPEN
         table.version += 1
         table.save(update_fields=["status", "version"])
-        common.audit(table, user, "resumed", _("更正后本场胜负未定，这一台继续比赛"), reason=reason)
+        common.audit(
+            table,
+            user,
+            AuditEntry.Action.RESUMED,
+            _("更正后本场胜负未定，这一台继续比赛"),
+            reason=reason,
+        )
 
 
 def redecide_tie(match: Match, user, reason: str) -> None:

@@ -29,6 +29,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "scoring.engines.*",
             "tournaments.draw.rules",
             "tournaments.draw.rules.*",
+            "tournaments.standings.rules",
             "tournaments.documents.notice",
             "guandan_cup.inputs",
             "guandan_cup.env",
@@ -67,6 +68,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "tournaments.registration",
             "tournaments.manage",
             "tournaments.ops",
+            "tournaments.standings",
         ),
     ),
     (
@@ -75,6 +77,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
         (
             "tournaments.access",
             "tournaments.draw.*",
+            "tournaments.standings.*",
             "tournaments.registration.services",
             "tournaments.registration.forms",
             "tournaments.registration.spreadsheets",

@@ -61,7 +61,7 @@ def load_day(
     tournament: Tournament,
 ) -> tuple[dict[int, EventDay], dict[int, Entry], dict[int, Unit]]:
     """Every event's places and matches: seven queries whatever the number of events."""
-    events = list(tournament.events.all())
+    events = list(tournament.events.select_related("venue"))
     for event in events:
         event.tournament = tournament
     units = {u.pk: u for u in tournament.units.all()}

@@ -190,3 +190,48 @@ def test_a_units_day_shows_the_next_match_and_the_leaders_controls(client, demo)
     client.force_login(leader)
     html = client.get(url).content.decode()
     assert "退赛" in html and "下一场" in html
+
+
+def test_the_organiser_sets_the_points_table_on_the_settings_page(client, demo):
+    from django.contrib.auth import get_user_model
+    from django.forms.models import model_to_dict
+
+    from tournaments.manage.forms import EventForm, TournamentForm
+
+    nantong = demo["nantong-2014"]
+    client.force_login(get_user_model().objects.create_superuser("boss", password="x-Strong-2026"))
+    url = reverse("manage:settings", args=[nantong.slug])
+    assert "9/7/6/5/4/3/2/1" in client.get(url).content.decode()
+    data = {
+        k: v
+        for k, v in TournamentForm(instance=nantong).initial.items()
+        if v is not None and not isinstance(v, list)
+    }
+    for name in ("starts_on", "notice_date"):
+        if data.get(name):
+            data[name] = data[name].isoformat()
+    for name in ("registration_deadline", "leaders_meeting_at"):
+        if data.get(name):
+            data[name] = data[name].strftime("%Y-%m-%dT%H:%M")
+    data.pop("start_time", None)
+    for flag in ("one_event_per_person", "standings_award_only_score"):
+        data.pop(flag, None)
+    data.update(standings_points="12/9/x", standings_joint="own")
+    response = client.post(url, data)
+    assert response.status_code == 422
+    assert "名次分须是0到999之间的整数" in response.content.decode()
+    nantong.refresh_from_db()
+    assert nantong.points_table() == [9, 7, 6, 5, 4, 3, 2, 1]
+    data.update(standings_points="12/9/7", standings_disqualified_score="on")
+    assert client.post(url, data).status_code == 302
+    nantong.refresh_from_db()
+    assert nantong.points_table() == [12, 9, 7]
+    assert nantong.standings_joint == "own" and nantong.standings_disqualified_score
+    event = nantong.events.get()
+    fields = model_to_dict(event, fields=EventForm.Meta.fields)
+    fields = {k: v for k, v in fields.items() if v is not None}
+    form = EventForm({**fields, "standings_weight": "5"}, instance=event, tournament=nantong)
+    assert not form.is_valid() and "团体总分倍数须是0到3之间的整数" in str(form.errors)
+    form = EventForm({**fields, "standings_weight": "2"}, instance=event, tournament=nantong)
+    assert form.is_valid(), form.errors
+    assert form.save().standings_weight == 2

@@ -17,7 +17,7 @@ from scoring.engines.common import TEAM_OF_SIDE, forfeit_label
 from tournaments.draw import selectors as draw_selectors
 from tournaments.draw.read import Bracket, load_bracket
 from tournaments.draw.rules import knockout
-from tournaments.draw.sheet import draw_sheet
+from tournaments.draw.sheet import draw_sheet, swiss_qualifiers
 from tournaments.models import Entry, Event, Stage, Tournament
 
 PRIZES = {1: "一等奖", 2: "二等奖", 3: "三等奖"}
@@ -163,7 +163,7 @@ def bracket_context(event: Event) -> dict:
     bracket = load_bracket(event)
     size, pages, others = bracket_pages(bracket)
     for view in others:
-        qualifiers = view.stage.settings.get("qualifiers") if view.swiss else None
+        qualifiers = swiss_qualifiers(view.stage) if view.swiss else None
         if qualifiers:
             # A Swiss preliminary's top K and how they meet in the knockout (1–8, 4–5 …).
             order = knockout.ranked_order(knockout.bracket_size(max(qualifiers, 2)))

@@ -29,9 +29,7 @@ def unit_results_context(tournament: Tournament) -> dict:
     for row in st.top:
         prize = UNIT_PRIZES[row.rank]
         text = f"{st.units[row.unit].name}在{tournament.name}中荣获团体总分{prize}（{as_number(row.points)}分）。\n特发此证，以资鼓励。"
-        certificates.append(
-            {"unit": st.units[row.unit], "prize": prize, "text": text.splitlines()}
-        )
+        certificates.append({"unit": st.units[row.unit], "prize": prize, "text": text.splitlines()})
     return {
         "unit_standings": {
             "final": st.final,

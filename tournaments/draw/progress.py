@@ -148,8 +148,12 @@ def _pair_swiss_round(stage: Stage, number: int, order: list[int], *, rng=None) 
     # pairing treats them as having met, so it avoids them as it avoids rematches.
     team = stage.event.entry_kind == Event.EntryKind.TEAM
     same_unit = {
-        pk: frozenset() if team else frozenset(
-            other for other in order if other != pk and entries[other].unit_id == entries[pk].unit_id
+        pk: frozenset()
+        if team
+        else frozenset(
+            other
+            for other in order
+            if other != pk and entries[other].unit_id == entries[pk].unit_id
         )
         for pk in order
     }
@@ -290,4 +294,3 @@ def _advance_stage(stage: Stage) -> None:
     create_knockout(ctx, slots, name=_("决赛阶段"), order=stage.order + 1)
     signals.announce(ctx.created)
     settle(ctx.created)
-

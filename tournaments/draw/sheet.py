@@ -149,7 +149,7 @@ def draw_sheet(bracket) -> list[SheetStage]:
                 for rv in rounds
                 for m in rv.matches
             ]
-            qualifiers = (view.stage.settings or {}).get("qualifiers")
+            qualifiers = swiss_qualifiers(view.stage)
             if qualifiers:
                 title = _("第%(n)s阶段：（预赛·积分编排，决出%(k)s强）") % {
                     "n": numeral,
@@ -157,15 +157,22 @@ def draw_sheet(bracket) -> list[SheetStage]:
                 }
             else:
                 title = _("第%(n)s阶段：（积分编排）") % {"n": numeral}
-            sheet.append(
-                SheetStage(title, lines, rounds[0].round.starts_at if rounds else None)
-            )
+            sheet.append(SheetStage(title, lines, rounds[0].round.starts_at if rounds else None))
             after_swiss = bool(qualifiers)
             if qualifiers and view is bracket.stages[-1]:
                 # The knockout to come, as planned: the Swiss ranks in their slots.
                 offset += 1
                 sheet.append(_planned_knockout(STAGE_NUMERALS[offset - 1], qualifiers))
     return sheet
+
+
+def swiss_qualifiers(stage: Stage) -> int | None:
+    """K of a Swiss preliminary (its top K go on to a knockout), or None."""
+    if stage.format != Stage.Format.SWISS:
+        return None
+    if "qualifiers" in (stage.settings or {}):
+        return stage.settings["qualifiers"]
+    return (stage.draw.plan or {}).get("qualifiers")  # drawn before the stage recorded it
 
 
 def _planned_knockout(numeral: str, qualifiers: int) -> SheetStage:
@@ -182,4 +189,6 @@ def _planned_knockout(numeral: str, qualifiers: int) -> SheetStage:
     ]
     if qualifiers >= 4:
         lines.append(SheetLine(_("季军争夺战"), _("半决赛负队"), _("半决赛负队"), None))
-    return SheetStage(_("第%(n)s阶段：淘汰赛（积分前%(k)s名）") % {"n": numeral, "k": qualifiers}, lines)
+    return SheetStage(
+        _("第%(n)s阶段：淘汰赛（积分前%(k)s名）") % {"n": numeral, "k": qualifiers}, lines
+    )

@@ -17,8 +17,6 @@ from tournaments.access import (
 )
 from tournaments.models import Entry, Event, Tournament, Unit
 from tournaments.registration.forms import EntryWebForm, WithdrawForm
-from tournaments.standings.day import unit_day
-from tournaments.standings.selectors import standings
 from tournaments.registration.services import (
     RegistrationError,
     deadline_passed,
@@ -26,6 +24,8 @@ from tournaments.registration.services import (
     update_entry,
     withdraw_entry,
 )
+from tournaments.standings.day import unit_day
+from tournaments.standings.selectors import standings
 
 
 def _closed_reason(tournament: Tournament, event: Event, organiser: bool) -> str:

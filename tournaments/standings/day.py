@@ -75,7 +75,9 @@ def unit_day(st: Standings, unit: Unit) -> UnitDay:
                     outcome = "drawn"
                 else:
                     outcome = "won" if m.winner == side else "lost"
-                ours, theirs = (m.home_score, m.away_score) if home else (m.away_score, m.home_score)
+                ours, theirs = (
+                    (m.home_score, m.away_score) if home else (m.away_score, m.home_score)
+                )
                 day.played.append(Played(m, opponent, outcome, ours, theirs))
             elif day.next_match is None:
                 day.next_match, day.opponent = m, opponent

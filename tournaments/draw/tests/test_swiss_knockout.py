@@ -7,7 +7,6 @@ import pytest
 from django.core.management import call_command
 
 from tournaments.draw.make import draw_event
-from tournaments.draw.plan import DrawPlan
 from tournaments.draw.read import load_bracket
 from tournaments.draw.results import record_result
 from tournaments.draw.rules.knockout import ranked_order, slots_by_rank
@@ -88,7 +87,9 @@ def test_the_knockout_holds_exactly_the_swiss_top_k_seeded_by_rank(db, entries):
     every = placings(event, all_places=True)
     assert [r for r, _e in every][:8] == [1, 2, 3, 4, 5, 5, 5, 5]
     assert len(every) == entries and min(r for r, _e in every[8:]) >= 9
-    assert {e.pk for _r, e in every} == set(Entry.objects.filter(event=event).values_list("pk", flat=True))
+    assert {e.pk for _r, e in every} == set(
+        Entry.objects.filter(event=event).values_list("pk", flat=True)
+    )
 
 
 def test_a_withdrawn_entry_gives_its_knockout_place_to_the_next_in_the_table(db):
@@ -96,10 +97,13 @@ def test_a_withdrawn_entry_gives_its_knockout_place_to_the_next_in_the_table(db)
     draw_event(event=event, plan=synthetic.plan_for("swiss", 12, qualifiers=4), seed=3)
     rng = random.Random(3)
     swiss = event.stages.get()
-    while swiss.rounds.count() < swiss.settings["rounds"] or Match.objects.filter(
-        round__stage=swiss, status=Match.Status.PENDING
-    ).exists():
-        pending = Match.objects.filter(round__stage=swiss, status=Match.Status.PENDING, away__isnull=False)
+    while (
+        swiss.rounds.count() < swiss.settings["rounds"]
+        or Match.objects.filter(round__stage=swiss, status=Match.Status.PENDING).exists()
+    ):
+        pending = Match.objects.filter(
+            round__stage=swiss, status=Match.Status.PENDING, away__isnull=False
+        )
         if swiss.rounds.count() == swiss.settings["rounds"] and pending.count() == 1:
             # Before the last result: the table's leader withdraws.
             leader = swiss_standings(swiss)[0]["entry"]
@@ -109,7 +113,9 @@ def test_a_withdrawn_entry_gives_its_knockout_place_to_the_next_in_the_table(db)
     knockout = event.stages.get(format=Stage.Format.KNOCKOUT)
     ranking = [row["entry"] for row in swiss_standings(swiss)]
     active = [pk for pk in ranking if Entry.objects.get(pk=pk).status == Entry.Status.REGISTERED]
-    first = sorted(Match.objects.filter(round__stage=knockout, round__number=1), key=lambda m: m.index)
+    first = sorted(
+        Match.objects.filter(round__stage=knockout, round__number=1), key=lambda m: m.index
+    )
     assert [pk for m in first for pk in (m.home_id, m.away_id)] == [
         active[r - 1] for r in (1, 4, 2, 3)
     ]
@@ -136,8 +142,17 @@ def test_the_draw_sheet_shows_both_stages_as_one_plan(db):
 def test_generate_event_makes_and_plays_a_swiss_to_knockout(db):
     out = io.StringIO()
     call_command(
-        "generate_event", "gen-sk", "g", "--entries", "10", "--format", "swiss",
-        "--qualifiers", "4", "--play", stdout=out,
+        "generate_event",
+        "gen-sk",
+        "g",
+        "--entries",
+        "10",
+        "--format",
+        "swiss",
+        "--qualifiers",
+        "4",
+        "--play",
+        stdout=out,
     )
     assert "placings: 1." in out.getvalue()
     formats = list(

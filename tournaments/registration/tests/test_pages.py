@@ -65,9 +65,7 @@ def add_url(t, unit_name, event="guandan"):
     return reverse("registration:add-entry", args=[t.slug, unit(t, unit_name).pk, event])
 
 
-def test_anonymous_visitors_read_the_unit_page_and_are_sent_to_log_in_to_register(
-    client, nantong
-):
+def test_anonymous_visitors_read_the_unit_page_and_are_sent_to_log_in_to_register(client, nantong):
     url = reverse("registration:unit", args=[nantong.slug, unit(nantong, "体育").pk])
     response = client.get(url)
     # The unit's day is public, read-only: no registration form.

@@ -53,9 +53,7 @@ def test_the_played_demo_standings_agree_with_every_events_placings(client, demo
             assert unit["points"] == pytest.approx(float(got.get(unit["name"], 0)))
             for line in unit["events"]:
                 assert {"event", "entry_id", "rank", "share", "points"} <= set(line)
-            assert sum(line["points"] for line in unit["events"]) == pytest.approx(
-                unit["points"]
-            )
+            assert sum(line["points"] for line in unit["events"]) == pytest.approx(unit["points"])
         page = client.get(reverse("standings:page", args=[slug])).content.decode()
         assert "团体总分" in page and "暂定" not in page
         best = data["units"][0]["name"]
@@ -92,9 +90,14 @@ def test_standings_json_answers_304_until_something_changes(client, demo):
     first = client.get(url)
     etag = first["ETag"]
     assert client.get(url, HTTP_IF_NONE_MATCH=etag).status_code == 304
-    match = Match.objects.filter(
-        round__stage__event__tournament=demo["nantong-2014"], status=Match.Status.PENDING
-    ).exclude(home=None).exclude(away=None).first()
+    match = (
+        Match.objects.filter(
+            round__stage__event__tournament=demo["nantong-2014"], status=Match.Status.PENDING
+        )
+        .exclude(home=None)
+        .exclude(away=None)
+        .first()
+    )
     record_result(match=match, winner="home", home_score=2, away_score=1)
     again = client.get(url, HTTP_IF_NONE_MATCH=etag)
     assert again.status_code == 200 and again.json()["version"] > first.json()["version"]

@@ -27,8 +27,7 @@ CASES = [
             *[Placed("g", 5 + i, u, 5) for i, u in enumerate("EFGH")],
         ],
         DEFAULT,
-        [("A", 1, 9), ("B", 2, 7), ("C", 3, 6), ("D", 4, 5)]
-        + [(u, 5, 4) for u in "EFGH"],
+        [("A", 1, 9), ("B", 2, 7), ("C", 3, 6), ("D", 4, 5)] + [(u, 5, 4) for u in "EFGH"],
     ),
     (
         "sums over events; a double event counts twice",
@@ -125,7 +124,11 @@ def test_lines_say_what_each_entry_brought_and_why_not():
     )
     a = next(r for r in rows if r.unit == "A")
     lines = {line.entry: line for line in a.lines}
-    assert (lines[1].share, lines[1].points, lines[1].reason) == (Fraction(1, 2), Fraction(9, 2), None)
+    assert (lines[1].share, lines[1].points, lines[1].reason) == (
+        Fraction(1, 2),
+        Fraction(9, 2),
+        None,
+    )
     assert (lines[2].share, lines[2].points, lines[2].reason) == (1, 0, rules.DISQUALIFIED)
     assert lines[3].reason == rules.AWARD_ONLY
     # A joint team's place is counted by the share in the tie-break.
@@ -184,9 +187,7 @@ options = st.builds(
 @given(st.lists(placed, max_size=30), options)
 def test_the_points_handed_out_are_the_points_the_placings_earn(placings, opts):
     rows = unit_standings(placings, opts)
-    assert rules.handed_out(rows) == sum(
-        (rules.earned(p, opts)[0] for p in placings), Fraction(0)
-    )
+    assert rules.handed_out(rows) == sum((rules.earned(p, opts)[0] for p in placings), Fraction(0))
     # Ranks: best first, never better than a unit with more points.
     for above, below in zip(rows, rows[1:], strict=False):
         assert above.points >= below.points

@@ -238,3 +238,20 @@ def test_the_organiser_sets_the_points_table_on_the_settings_page(client, demo):
     form = EventForm({**fields, "standings_weight": "2"}, instance=event, tournament=nantong)
     assert form.is_valid(), form.errors
     assert form.save().standings_weight == 2
+
+
+def test_a_draft_tournaments_unit_page_is_for_its_leader_and_organisers_only(
+    client, make_tournament
+):
+    from django.contrib.auth import get_user_model
+
+    draft = make_tournament(slug="draft-cup", status="draft")
+    unit = Unit.objects.create(tournament=draft, name="体育", kind=Unit.Kind.UNION_GROUP)
+    url = reverse("registration:unit", args=[draft.slug, unit.pk])
+    assert client.get(url).status_code == 404
+    assert client.get(reverse("standings:page", args=[draft.slug])).status_code == 404
+    assert client.get(reverse("standings:json", args=[draft.slug])).status_code == 404
+    leader = get_user_model().objects.create_user("draft-leader", password="x-Strong-2026")
+    unit.leaders.add(leader)
+    client.force_login(leader)
+    assert client.get(url).status_code == 200

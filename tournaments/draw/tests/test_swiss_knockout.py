@@ -7,6 +7,7 @@ import pytest
 from django.core.management import call_command
 
 from tournaments.draw.make import draw_event
+from tournaments.draw.plan import DrawPlan
 from tournaments.draw.read import load_bracket
 from tournaments.draw.results import record_result
 from tournaments.draw.rules.knockout import ranked_order, slots_by_rank
@@ -161,3 +162,36 @@ def test_generate_event_makes_and_plays_a_swiss_to_knockout(db):
         .values_list("format", flat=True)
     )
     assert formats == ["swiss", "knockout"]
+
+
+def test_entries_of_one_unit_are_kept_apart_in_a_swiss_stage(db, make_tournament):
+    from tournaments.models import Event, Unit
+
+    tournament = make_tournament(slug="swiss-units")
+    event = Event.objects.create(
+        tournament=tournament,
+        slug="pairs",
+        name="掼蛋双人",
+        discipline=Event.Discipline.GUANDAN_PAIRS,
+        ruleset="nantong2014",
+    )
+    units = [
+        Unit.objects.create(tournament=tournament, name=f"系{i}", kind=Unit.Kind.DEPARTMENT)
+        for i in range(4)
+    ]
+    for i in range(12):
+        Entry.objects.create(event=event, unit=units[i % 4], name=f"对{i}")
+    for seed in range(5):
+        event.stages.all().delete()
+        event.draws.all().delete()
+        Event.objects.filter(pk=event.pk).update(drawn_at=None)
+        draw_event(event=event, plan=DrawPlan(format="swiss", swiss_rounds=3), seed=seed)
+        for rnd in range(3):
+            pending = Match.objects.filter(
+                round__stage__event=event, status=Match.Status.PENDING
+            ).select_related("home", "away")
+            assert pending, (seed, rnd)
+            for m in pending:
+                assert m.home.unit_id != m.away.unit_id, (seed, rnd, m)
+            for m in list(pending):
+                record_result(match=m, winner="home", home_level_points=1, away_level_points=-1)

@@ -34,7 +34,8 @@ def _conditional(request, tournament, variant, render_response):
 
 @require_safe
 def standings_page(request: HttpRequest, slug: str) -> HttpResponse:
-    """Phone-first; ``?screen=1`` is the slide the hall projector loads into its rotation."""
+    """Phone-first, its list polled every 30 s (htmx: the list only); ``?screen=1`` is the
+    slide the hall projector loads into its rotation. Both answer 304 while no event changed."""
     tournament = get_public_tournament(request, slug)
     screen = request.GET.get("screen") == "1"
 
@@ -45,11 +46,14 @@ def standings_page(request: HttpRequest, slug: str) -> HttpResponse:
         if screen:
             context["rows"] = rows[:SCREEN_ROWS]
             return render(request, "tournaments/standings.html#screen_slide", context)
+        if request.htmx:
+            return render(request, "tournaments/standings.html#standings_body", context)
         return render(request, "tournaments/standings.html", context)
 
-    if request.user.is_authenticated:
+    variant = "screen" if screen else "hx" if request.htmx else "page"
+    if request.user.is_authenticated and variant == "page":
         return page()  # the page's header names the user: not shared
-    return _conditional(request, tournament, "screen" if screen else "page", page)
+    return _conditional(request, tournament, variant, page)
 
 
 @require_safe

@@ -255,3 +255,16 @@ def test_a_draft_tournaments_unit_page_is_for_its_leader_and_organisers_only(
     unit.leaders.add(leader)
     client.force_login(leader)
     assert client.get(url).status_code == 200
+
+
+def test_the_page_polls_its_list_and_is_answered_304_while_nothing_changed(client, demo):
+    url = reverse("standings:page", args=["anhui-2021"])
+    page = client.get(url)
+    assert 'id="standings-body"' in page.content.decode()
+    part = client.get(url, HTTP_HX_REQUEST="true")
+    html = part.content.decode()
+    assert html.lstrip().startswith('<div id="standings-body"') and "<html" not in html
+    assert part["ETag"] != page["ETag"]
+    assert (
+        client.get(url, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH=part["ETag"]).status_code == 304
+    )

@@ -195,3 +195,13 @@ def test_entries_of_one_unit_are_kept_apart_in_a_swiss_stage(db, make_tournament
                 assert m.home.unit_id != m.away.unit_id, (seed, rnd, m)
             for m in list(pending):
                 record_result(match=m, winner="home", home_level_points=1, away_level_points=-1)
+
+
+def test_the_draw_page_states_the_whole_plan_in_one_line():
+    plan = DrawPlan(format="swiss", swiss_rounds=5, qualifiers=8)
+    assert plan.summary() == (
+        "第一阶段：积分编排5轮；第二阶段：积分前8名淘汰赛，按积分名次1—8、4—5、2—7、3—6对阵，"
+        "设季军争夺战"
+    )
+    assert "第1、2名首轮轮空" in DrawPlan(format="swiss", qualifiers=6).summary()
+    assert DrawPlan(format="swiss").summary() == "第一阶段：积分编排5轮，按积分排名次"

@@ -147,7 +147,7 @@ def places_of(
                 semi = m.round.number == total - 1
                 if m.round.number < total - 1 or (semi and stage.settings.get("stop_at")):
                     more.append((2 ** (total - m.round.number) + 1, loser.pk))
-        elif stage.format == Stage.Format.SWISS and stage is not last:
+        elif stage.format == Stage.Format.SWISS:
             above = len(placed) + len({pk for _r, pk in more})
             for row in swiss_standings(stage, stage_matches):
                 more.append((max(row["rank"], above + 1), row["entry"]))

@@ -205,3 +205,13 @@ def test_the_draw_page_states_the_whole_plan_in_one_line():
     )
     assert "第1、2名首轮轮空" in DrawPlan(format="swiss", qualifiers=6).summary()
     assert DrawPlan(format="swiss").summary() == "第一阶段：积分编排5轮，按积分排名次"
+
+
+def test_a_swiss_event_without_a_knockout_places_everyone_by_its_table(db):
+    event = synthetic.create_event(tournament_slug="swiss-only", event_slug="g", entries=9, seed=2)
+    draw_event(event=event, plan=synthetic.plan_for("swiss", 9), seed=2)
+    assert placings(event, all_places=True) == []
+    _play(event, random.Random(2))
+    table = [(row["rank"], row["entry"]) for row in swiss_standings(event.stages.get())]
+    every = [(rank, entry.pk) for rank, entry in placings(event, all_places=True)]
+    assert every == table and len(every) == 9

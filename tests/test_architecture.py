@@ -29,6 +29,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "scoring.engines.*",
             "tournaments.draw.rules",
             "tournaments.draw.rules.*",
+            "tournaments.standings.rules",
             "tournaments.documents.notice",
             "guandan_cup.inputs",
             "guandan_cup.env",
@@ -69,6 +70,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "tournaments.manage",
             "tournaments.ops",
             "tournaments.setup",
+            "tournaments.standings",
         ),
     ),
     (
@@ -78,6 +80,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "tournaments.access",
             "tournaments.homes",
             "tournaments.draw.*",
+            "tournaments.standings.*",
             "tournaments.registration.services",
             "tournaments.registration.forms",
             "tournaments.registration.spreadsheets",

@@ -1041,6 +1041,8 @@ def _event_fields(w: World) -> st.SearchStrategy[dict]:
 # are the other half of the trust issue; admin is Django's).
 READ_ONLY = {
     "tournaments:list",
+    "standings:page",
+    "standings:json",
     "tournaments:detail",
     "tournaments:notice-pdf",
     "documents:results-pdf",
@@ -1351,6 +1353,8 @@ def test_a_post_to_a_page_that_only_reads_changes_nothing(client, world, name, f
         "tournaments:detail": [world.cup.slug],
         "registration:home": [world.cup.slug],
         "registration:unit": [world.cup.slug, world.own_units[0].pk],
+        "standings:page": [world.cup.slug],
+        "standings:json": [world.cup.slug],
         "manage:dashboard": [world.cup.slug],
         "manage:entries": [world.cup.slug],
         "scoring:desk": [world.nantong.slug],

@@ -252,6 +252,8 @@ ARGS: dict[str, Callable] = {
     "tournaments:detail": _nantong,
     "tournaments:notice-pdf": _nantong,
     "documents:results-pdf": _nantong,
+    "standings:page": _nantong,
+    "standings:json": _nantong,
     "documents:draw-pdf": _nantong_event,
     "documents:bracket-pdf": _nantong_event,
     "documents:scoresheets-pdf": _nantong_event,
@@ -323,6 +325,10 @@ ARGS: dict[str, Callable] = {
 # below), so a view that starts writing cannot stay in this list unnoticed.
 PUBLIC = {
     "healthz",
+    "standings:page",
+    "standings:json",
+    # a unit's day: public read-only; its leader also gets the registration controls
+    "registration:unit",
     "readyz",
     "live:screen",
     "tournaments:list",
@@ -344,7 +350,6 @@ READ_ONLY = PUBLIC | {
     "accounts-home",
     "password_change_done",
     "registration:home",
-    "registration:unit",
     "manage:dashboard",
     "manage:entries",
     "manage:entries-template",
@@ -571,7 +576,10 @@ MATRIX: list[Row] = [
     ),
     # ----------------------------------------------------------------- registration
     Row("GET", "registration:home", "login 403 ok ok 403 403 403 ok ok"),
-    Row("GET", "registration:unit", LEADER),
+    # A unit's day is public (issue 18); only its leader and the organisers see the controls.
+    Row("GET", "registration:unit", EVERYONE),
+    Row("GET", "standings:page", EVERYONE),
+    Row("GET", "standings:json", EVERYONE),
     Row(
         "POST",
         "registration:add-entry",

@@ -13,7 +13,7 @@ from django.urls import URLResolver, get_resolver, reverse
 
 from scoring.models import TableMatch
 from tests.test_permissions import PUBLIC
-from tournaments.models import Match, Player
+from tournaments.models import Match, Player, Unit
 from tournaments.ops.demo import play_demo
 
 TEMPLATES = Path(settings.BASE_DIR) / "templates"
@@ -157,6 +157,11 @@ def _public_urls() -> dict[str, list[str]]:
         urls[name] = [reverse(name, args=[NANTONG, *event])]
     urls["healthz"] = [reverse("healthz")]
     urls["readyz"] = [reverse("readyz")]
+    urls["standings:page"] = [reverse("standings:page", args=[NANTONG])]
+    urls["standings:json"] = [reverse("standings:json", args=[NANTONG])]
+    # A unit's day is public (its leader's registration controls are not).
+    units = Unit.objects.filter(tournament__slug=NANTONG).values_list("pk", flat=True)
+    urls["registration:unit"] = [reverse("registration:unit", args=[NANTONG, pk]) for pk in units]
     return urls
 
 

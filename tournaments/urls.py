@@ -18,6 +18,7 @@ urlpatterns = [
     path(EVENT, include("tournaments.live.urls")),
     path("", include((front_door, "tournaments"))),
     path(TOURNAMENT, include("tournaments.documents.urls")),
+    path(TOURNAMENT, include("tournaments.standings.urls")),
     path(TOURNAMENT, include("tournaments.registration.urls")),
     path(TOURNAMENT, include("tournaments.manage.urls")),
     path("", include("tournaments.setup.urls")),

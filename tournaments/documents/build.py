@@ -14,8 +14,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from scoring.engines.common import TEAM_OF_SIDE, forfeit_label
+from tournaments.draw import selectors as draw_selectors
 from tournaments.draw.read import Bracket, load_bracket
-from tournaments.draw.sheet import draw_sheet
+from tournaments.draw.rules import knockout
+from tournaments.draw.sheet import draw_sheet, swiss_qualifiers
 from tournaments.models import Entry, Event, Stage, Tournament
 
 PRIZES = {1: "一等奖", 2: "二等奖", 3: "三等奖"}
@@ -163,6 +165,16 @@ def bracket_context(event: Event) -> dict:
     bracket = load_bracket(event)
     show_points(event, [m for sv in bracket.stages for rv in sv.rounds for m in rv.matches])
     size, pages, others = bracket_pages(bracket)
+    for view in others:
+        qualifiers = swiss_qualifiers(view.stage) if view.swiss else None
+        if qualifiers:
+            # A Swiss preliminary's top K and how they meet in the knockout (1–8, 4–5 …).
+            order = knockout.ranked_order(knockout.bracket_size(max(qualifiers, 2)))
+            view.seeding = "、".join(
+                f"{a}—{b}" if b <= qualifiers else f"{a}（轮空）"
+                for a, b in zip(order[::2], order[1::2], strict=True)
+            )
+            view.qualifiers = qualifiers
     return {
         "tournament": event.tournament,
         "event": event,
@@ -363,9 +375,14 @@ def results_context(tournament: Tournament) -> dict:
     certificates = []
     for event in tournament.events.all():
         bracket = load_bracket(event)
-        placed = dict((entry.pk, rank) for rank, entry in bracket.placings)
+        # Every place the brackets give (the quarter-final losers all 5th …), as the units'
+        # standings count them; only 1–3 earn a prize.
+        places = (
+            draw_selectors.placings(event, all_places=True) if bracket.placings else []
+        ) or bracket.placings
+        placed = dict((entry.pk, rank) for rank, entry in places)
         rows = []
-        for rank, entry in bracket.placings:
+        for rank, entry in places:
             rows.append({"rank": rank, "entry": entry, "prize": prize_for(rank, entry)})
         # Everyone else who played gets the souvenir award (纪念奖); withdrawn and
         # disqualified entries get none.

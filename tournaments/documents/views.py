@@ -7,6 +7,7 @@ from guandan_cup.inputs import SMALL_INT, whole_number
 from tournaments.access import get_event, get_public_tournament
 from tournaments.documents import build as documents
 from tournaments.documents.pdf import pdf_response, render_pdf
+from tournaments.documents.unit_results import unit_results_context
 
 
 def _send(request, template: str, context: dict, filename: str, split: str = "") -> HttpResponse:
@@ -51,6 +52,5 @@ def scoresheets_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpRes
 @require_safe
 def results_pdf(request: HttpRequest, slug: str) -> HttpResponse:
     tournament = get_public_tournament(request, slug)
-    return _send(
-        request, "pdf/results.html", documents.results_context(tournament), f"{slug}-results.pdf"
-    )
+    context = {**documents.results_context(tournament), **unit_results_context(tournament)}
+    return _send(request, "pdf/results.html", context, f"{slug}-results.pdf")

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 
 from django.utils.translation import gettext as _
 
+from tournaments.draw.rules import knockout
 from tournaments.draw.rules.common import DrawError
 from tournaments.models import Entry, Match
 
@@ -46,6 +47,37 @@ class DrawPlan:
     def __post_init__(self):
         if self.format not in ("knockout", "groups", "swiss"):
             raise DrawError("invalid_format", _("未知的赛制“%(f)s”。") % {"f": self.format})
+
+    def summary(self) -> str:
+        """The whole plan in one line, as the draw page shows it (the stages in order)."""
+        third = _("，设季军争夺战") if self.third_place else ""
+        if self.format == "swiss":
+            first = _("第一阶段：积分编排%(n)s轮") % {"n": self.swiss_rounds}
+            if not self.qualifiers:
+                return first + _("，按积分排名次")
+            order = knockout.ranked_order(knockout.bracket_size(max(self.qualifiers, 2)))
+            matches = list(zip(order[::2], order[1::2], strict=True))
+            pairs = "、".join(f"{a}—{b}" for a, b in matches if b <= self.qualifiers)
+            byes = "、".join(str(a) for a, b in matches if b > self.qualifiers)
+            if byes:
+                pairs += _("（第%(ranks)s名首轮轮空）") % {"ranks": byes}
+            second = _("；第二阶段：积分前%(k)s名淘汰赛，按积分名次%(pairs)s对阵")
+            return first + second % {"k": self.qualifiers, "pairs": pairs} + third
+        if self.format == "groups":
+            return (
+                _("第一阶段：%(g)s个小组循环赛；第二阶段：各组前%(a)s名淘汰赛")
+                % {
+                    "g": self.groups,
+                    "a": self.advance,
+                }
+                + third
+            )
+        if self.qualifiers:
+            return (
+                _("第一阶段：预赛淘汰赛决出%(k)s强；第二阶段：淘汰赛") % {"k": self.qualifiers}
+                + third
+            )
+        return _("淘汰赛") + third
 
     @classmethod
     def from_dict(cls, data: dict) -> DrawPlan:

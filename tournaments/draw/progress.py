@@ -127,12 +127,14 @@ def create_swiss(ctx: BuildContext, order: list[int]) -> Stage:
         event=ctx.event,
         draw=ctx.draw,
         order=1,
-        name=_("积分编排赛"),
+        name=_("预赛（积分编排）") if ctx.plan.qualifiers else _("积分编排赛"),
         format=Stage.Format.SWISS,
         settings={
             "rounds": ctx.plan.swiss_rounds,
             "points": list(ctx.plan.points),
             "seed": ctx.draw.seed,
+            # The top K go on to a knockout seeded by Swiss rank (None: the table is the result).
+            "qualifiers": ctx.plan.qualifiers,
         },
     )
     ctx.created += _pair_swiss_round(stage, 1, order, rng=ctx.rng)
@@ -141,11 +143,25 @@ def create_swiss(ctx: BuildContext, order: list[int]) -> Stage:
 
 def _pair_swiss_round(stage: Stage, number: int, order: list[int], *, rng=None) -> list[Match]:
     table = swiss_table(stage)
+    entries = {e.pk: e for e in Entry.objects.filter(pk__in=order)}
+    # Entries of one unit (pairs or players) are kept apart where the pairing allows: the
+    # pairing treats them as having met, so it avoids them as it avoids rematches.
+    team = stage.event.entry_kind == Event.EntryKind.TEAM
+    same_unit = {
+        pk: frozenset()
+        if team
+        else frozenset(
+            other
+            for other in order
+            if other != pk and entries[other].unit_id == entries[pk].unit_id
+        )
+        for pk in order
+    }
     players = [
         SwissPlayer(
             id=pk,
             score=table.get(pk, {}).get("match_points", 0),
-            opponents=frozenset(table.get(pk, {}).get("opponents", ())),
+            opponents=frozenset(table.get(pk, {}).get("opponents", ())) | same_unit[pk],
             had_bye=table.get(pk, {}).get("byes", 0) > 0,
             tiebreak=(table.get(pk, {}).get("level_points", 0),),
         )
@@ -153,7 +169,6 @@ def _pair_swiss_round(stage: Stage, number: int, order: list[int], *, rng=None) 
     ]
     result = swiss_round(players, rng=rng)
     rnd = Round.objects.create(stage=stage, number=number, name=_("第%(n)s轮") % {"n": number})
-    entries = {e.pk: e for e in Entry.objects.filter(pk__in=order)}
     made = []
     for index, (home, away) in enumerate(result.pairs):
         made.append(
@@ -252,10 +267,14 @@ def _advance_stage(stage: Stage) -> None:
         if not plan.qualifiers:
             return
         ranking = [row["entry"] for row in swiss_standings(stage)]
-        qualified = [pk for pk in ranking if _is_active(pk)][: plan.qualifiers]
-        slots = knockout.draw_knockout(
-            qualified, seeds={pk: i + 1 for i, pk in enumerate(qualified)}, rng=ctx.rng
+        active = set(
+            Entry.objects.filter(pk__in=ranking, status=Entry.Status.REGISTERED).values_list(
+                "pk", flat=True
+            )
         )
+        qualified = [pk for pk in ranking if pk in active][: plan.qualifiers]
+        # Seeded by Swiss rank: 1–8, 4–5, 2–7, 3–6.
+        slots = knockout.slots_by_rank(qualified)
     elif stage.format == Stage.Format.GROUPS:
         rankings = [[row.entry for row in table] for _label, table in group_tables(stage)]
         seeded = group_rules.seed_from_groups(rankings, stage.settings.get("advance", plan.advance))
@@ -275,7 +294,3 @@ def _advance_stage(stage: Stage) -> None:
     create_knockout(ctx, slots, name=_("决赛阶段"), order=stage.order + 1)
     signals.announce(ctx.created)
     settle(ctx.created)
-
-
-def _is_active(pk: int) -> bool:
-    return Entry.objects.filter(pk=pk, status=Entry.Status.REGISTERED).exists()

@@ -53,6 +53,8 @@ def load_bracket(event: Event) -> Bracket:
     )
     round_by_id = {r.pk: r for r in rounds}
     stage_by_id = {s.pk: s for s in stages}
+    for s in stages:
+        s.draw = draw  # the plan's options without a query per stage
     for r in rounds:
         r.stage = stage_by_id[r.stage_id]
     for m in matches:

@@ -86,22 +86,79 @@ def swiss_standings(stage: Stage, matches: list[Match] | None = None) -> list[di
     return [{"rank": r.rank, "entry": r.entry, "row": r} for r in rows]
 
 
-def placings(event: Event, matches: list[Match] | None = None) -> list[tuple[int, Entry]]:
+def placings(
+    event: Event, matches: list[Match] | None = None, *, all_places: bool = False
+) -> list[tuple[int, Entry]]:
     """Final places 1–4 once known: from the final and the 季军争夺战 of the last knockout,
-    or from the table of a groups/Swiss event without a knockout."""
+    or from the table of a groups/Swiss event without a knockout.
+
+    ``all_places``: once the event is decided, every place its brackets give as well —
+    the losers of one knockout round share a place (the four quarter-final losers are all
+    5th, the losers of the 1/8 finals all 9th …), an earlier stage's too (a preliminary
+    knockout's losers, a Swiss preliminary's entries that did not qualify by their Swiss
+    rank). Groups that did not advance get no place."""
     draw = current_draw(event)
     if draw is None:
         return []
     stages = list(draw.stages.order_by("order"))
     if not stages:
         return []
-    last = stages[-1]
-    if matches is None:
+    if all_places:
         matches = list(
-            Match.objects.filter(round__stage=last).select_related("home", "away", "round")
+            Match.objects.filter(round__stage__draw=draw).select_related("home", "away", "round")
         )
-    else:
-        matches = [m for m in matches if m.round.stage_id == last.pk]
+    elif matches is None:
+        matches = list(
+            Match.objects.filter(round__stage=stages[-1]).select_related("home", "away", "round")
+        )
+    # A knockout's places are its matches' entries; a table's come from the entries.
+    needed = all_places or stages[-1].format != Stage.Format.KNOCKOUT
+    entries = {e.pk: e for e in event.entries.all()} if needed else {}
+    return places_of(stages, matches, entries, all_places=all_places)
+
+
+def places_of(
+    stages: list[Stage], matches: list[Match], entries: dict[int, Entry], *, all_places=False
+) -> list[tuple[int, Entry]]:
+    """:func:`placings` from rows already loaded (no query): the draw's stages in order,
+    matches with their round (every stage's with ``all_places``, else at least the last
+    stage's) and the event's entries by id."""
+    if not stages:
+        return []
+    last = stages[-1]
+    mine = [m for m in matches if m.round.stage_id == last.pk]
+    out = _podium(last, mine, entries)
+    if not all_places or not out or not all(m.is_decided for m in matches):
+        return out
+    placed = {entry.pk for _rank, entry in out}
+    more: list[tuple[int, int]] = []
+    for stage in reversed(stages):
+        stage_matches = [m for m in matches if m.round.stage_id == stage.pk]
+        if stage.format == Stage.Format.KNOCKOUT:
+            total = stage.settings.get("total_rounds") or max(
+                (m.round.number for m in stage_matches), default=0
+            )
+            for m in stage_matches:
+                loser = m.loser_entry
+                if m.is_third_place or loser is None or m.status == Match.Status.BYE:
+                    continue
+                # Losing in round r of a bracket of 2^total: 2^(total - r) entries go on.
+                # (A main knockout's semi-final losers are on the podium already.)
+                semi = m.round.number == total - 1
+                if m.round.number < total - 1 or (semi and stage.settings.get("stop_at")):
+                    more.append((2 ** (total - m.round.number) + 1, loser.pk))
+        elif stage.format == Stage.Format.SWISS:
+            above = len(placed) + len({pk for _r, pk in more})
+            for row in swiss_standings(stage, stage_matches):
+                more.append((max(row["rank"], above + 1), row["entry"]))
+    for rank, pk in sorted(more):
+        if pk not in placed and pk in entries:
+            placed.add(pk)
+            out.append((rank, entries[pk]))
+    return out
+
+
+def _podium(last: Stage, matches: list[Match], entries: dict[int, Entry]):
     if last.format == Stage.Format.KNOCKOUT:
         if last.settings.get("stop_at"):
             return []
@@ -123,14 +180,10 @@ def placings(event: Event, matches: list[Match] | None = None) -> list[tuple[int
             semis = [m for m in matches if m.round.number == final_round - 1 and m.loser_entry]
             out += [(3, m.loser_entry) for m in semis]
         return out
-    if (
-        not all(m.is_decided for m in matches)
-        or Stage.objects.filter(draw=draw, order__gt=last.order).exists()
-    ):
+    if not all(m.is_decided for m in matches):
         return []
-    entries = {e.pk: e for e in event.entries.all()}
     if last.format == Stage.Format.SWISS:
-        if last.rounds.count() < last.settings.get("rounds", 0):
+        if len({m.round.number for m in matches}) < last.settings.get("rounds", 0):
             return []
         return [(row["rank"], entries[row["entry"]]) for row in swiss_standings(last, matches)[:4]]
     return []

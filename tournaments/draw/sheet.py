@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
 
+from tournaments.draw.rules import knockout
 from tournaments.draw.rules.groups import group_label
 from tournaments.models import Match, Stage
 
@@ -44,11 +45,15 @@ def _letters(groups: list[str]) -> str:
     return f"{letters[0]}–{letters[-1]}组"
 
 
-def knockout_sheet(stage_rounds, *, number_offset: int = 0) -> list[SheetStage]:
+def knockout_sheet(
+    stage_rounds, *, number_offset: int = 0, one_stage: bool = False
+) -> list[SheetStage]:
     """``stage_rounds``: [(Round, [Match …]), …] of one knockout stage, in round order.
 
     Positions decide the labels: match i of round r is fed by matches 2i and 2i+1 of round
-    r-1, and the 季军争夺战 by the two semi-finals' losers (see knockout.plan_knockout)."""
+    r-1, and the 季军争夺战 by the two semi-finals' losers (see knockout.plan_knockout).
+    ``one_stage``: the whole knockout is one 阶段 (after a Swiss preliminary, as the Nantong
+    notice words it: 第一阶段（预赛）决出八强，第二阶段为淘汰赛), its rounds named within it."""
     sheet: list[SheetStage] = []
     groups: dict[tuple[int, int], list[str]] = {}  # (round, index) -> first-round groups
     entries_left = None
@@ -81,9 +86,12 @@ def knockout_sheet(stage_rounds, *, number_offset: int = 0) -> list[SheetStage]:
                     m,
                 )
             )
-        total = number_offset + number
+        total = number_offset + (1 if one_stage else number)
         numeral = STAGE_NUMERALS[total - 1] if total <= len(STAGE_NUMERALS) else str(total)
-        if len(regular) == 1:
+        if one_stage:
+            what = _("决赛") if len(regular) == 1 else f"{entries_left}进{entries_left // 2}"
+            title = _("第%(n)s阶段：淘汰赛（%(what)s）") % {"n": numeral, "what": what}
+        elif len(regular) == 1:
             title = _("第%(n)s阶段：（决赛）") % {"n": numeral}
         else:
             title = _("第%(n)s阶段：（%(a)s进%(b)s）") % {
@@ -106,12 +114,13 @@ def draw_sheet(bracket) -> list[SheetStage]:
     """The whole event's sheet: knockout stages as above; group stages list their groups."""
     sheet: list[SheetStage] = []
     offset = 0
+    after_swiss = False
     for view in bracket.stages:
         if view.stage.format == Stage.Format.KNOCKOUT:
             rounds = [(rv.round, rv.matches) for rv in view.rounds]
-            part = knockout_sheet(rounds, number_offset=offset)
+            part = knockout_sheet(rounds, number_offset=offset, one_stage=after_swiss)
             sheet += part
-            offset += len(part)
+            offset += 1 if after_swiss else len(part)
         elif view.stage.format == Stage.Format.GROUPS:
             offset += 1
             numeral = STAGE_NUMERALS[offset - 1]
@@ -140,11 +149,46 @@ def draw_sheet(bracket) -> list[SheetStage]:
                 for rv in rounds
                 for m in rv.matches
             ]
-            sheet.append(
-                SheetStage(
-                    _("第%(n)s阶段：（积分编排）") % {"n": numeral},
-                    lines,
-                    rounds[0].round.starts_at if rounds else None,
-                )
-            )
+            qualifiers = swiss_qualifiers(view.stage)
+            if qualifiers:
+                title = _("第%(n)s阶段：（预赛·积分编排，决出%(k)s强）") % {
+                    "n": numeral,
+                    "k": qualifiers,
+                }
+            else:
+                title = _("第%(n)s阶段：（积分编排）") % {"n": numeral}
+            sheet.append(SheetStage(title, lines, rounds[0].round.starts_at if rounds else None))
+            after_swiss = bool(qualifiers)
+            if qualifiers and view is bracket.stages[-1]:
+                # The knockout to come, as planned: the Swiss ranks in their slots.
+                offset += 1
+                sheet.append(_planned_knockout(STAGE_NUMERALS[offset - 1], qualifiers))
     return sheet
+
+
+def swiss_qualifiers(stage: Stage) -> int | None:
+    """K of a Swiss preliminary (its top K go on to a knockout), or None."""
+    if stage.format != Stage.Format.SWISS:
+        return None
+    if "qualifiers" in (stage.settings or {}):
+        return stage.settings["qualifiers"]
+    return (stage.draw.plan or {}).get("qualifiers")  # drawn before the stage recorded it
+
+
+def _planned_knockout(numeral: str, qualifiers: int) -> SheetStage:
+    """积分第1名——积分第8名, 积分第4名——积分第5名 …: the seeded knockout before the Swiss
+    stage has ranked anyone."""
+    order = knockout.ranked_order(knockout.bracket_size(max(qualifiers, 2)))
+
+    def rank(r: int) -> str:
+        return _("积分第%(r)s名") % {"r": r} if r <= qualifiers else _("轮空")
+
+    lines = [
+        SheetLine(group_label(i // 2), rank(order[i]), rank(order[i + 1]), None)
+        for i in range(0, len(order), 2)
+    ]
+    if qualifiers >= 4:
+        lines.append(SheetLine(_("季军争夺战"), _("半决赛负队"), _("半决赛负队"), None))
+    return SheetStage(
+        _("第%(n)s阶段：淘汰赛（积分前%(k)s名）") % {"n": numeral, "k": qualifiers}, lines
+    )

@@ -131,6 +131,7 @@ def draw_page(request: HttpRequest, tournament: Tournament, event_slug: str) -> 
             "event": event,
             "entries": entries,
             "current": current,
+            "plan_summary": draw_plan.DrawPlan.from_dict(current.plan).summary() if current else "",
             "history": event.draws.all(),
             "problems": problems,
             "refusal": refusal,

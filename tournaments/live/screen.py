@@ -99,6 +99,10 @@ def screen_slides(event: Event) -> tuple[list[dict], object]:
         slides.append({"kind": "results", "matches": decided})
     if bracket.placings:
         slides.append({"kind": "placings", "placings": bracket.placings})
+    if slides:
+        # The units' standings across every event: loaded (and refreshed) by the slide itself
+        # from the standings page, which changes with any event, not with this one only.
+        slides.append({"kind": "units"})
     return slides, now
 
 

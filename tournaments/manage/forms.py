@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from guandan_cup.inputs import BIG_INT, normalise_name, sensible_year, whole_number
 from tournaments.models import Event, Official, Tournament, Unit, Venue
+from tournaments.standings.rules import parse_points
 
 
 def normalised_name(value: str, *, max_length: int) -> str:
@@ -78,6 +79,10 @@ class TournamentForm(forms.ModelForm):
             "certificate_title",
             "certificate_text",
             "certificate_signature",
+            "standings_points",
+            "standings_joint",
+            "standings_award_only_score",
+            "standings_disqualified_score",
         ]
         widgets = {
             "starts_on": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
@@ -102,6 +107,37 @@ class TournamentForm(forms.ModelForm):
                 self.add_error(name, _("日期须在1900年到2999年之间。"))
         deadline_after_start(self, cleaned)
         return cleaned
+
+    # The units' standings (团体总分): the points per place typed as "9/7/6/5/4/3/2/1".
+    standings_points = forms.CharField(
+        label=_("团体总分名次分"),
+        required=False,
+        max_length=200,
+        help_text=_("第1名起各名次的得分，用“/”隔开，如 9/7/6/5/4/3/2/1；留空则用 9/7/6/5/4/3/2/1"),
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["standings_joint"].required = False  # left empty: shared
+        if not self.is_bound and self.instance.pk:
+            self.initial["standings_points"] = "/".join(
+                str(p) for p in self.instance.points_table()
+            )
+
+    def clean_standings_joint(self):
+        return self.cleaned_data.get("standings_joint") or Tournament.JointPoints.SHARED
+
+    def clean_standings_points(self):
+        text = self.cleaned_data["standings_points"]
+        try:
+            points = parse_points(text)
+        except ValueError:
+            raise forms.ValidationError(
+                _("名次分须是0到999之间的整数，按名次从高到低用“/”隔开，如 9/7/6/5/4/3/2/1。")
+            ) from None
+        if len(points) > 64:
+            raise forms.ValidationError(_("名次分最多64个名次。"))
+        return list(points)
 
     def clean_certificate_text(self):
         text = self.cleaned_data["certificate_text"]
@@ -131,6 +167,7 @@ class EventForm(forms.ModelForm):
             "venue",
             "rules_summary",
             "order",
+            "standings_weight",
         ]
         widgets = {"rules_summary": forms.Textarea(attrs={"rows": 3})}
 
@@ -138,6 +175,8 @@ class EventForm(forms.ModelForm):
     # events are ordered on one page: a sports day has a few dozen at most.
     PAIRS_PER_TEAM = (1, 9)
     ORDER = (0, 999)
+    # An event counts once, double (or triple), or not at all in the units' standings.
+    WEIGHT = (0, 3)
 
     def __init__(self, *args, tournament: Tournament, **kwargs):
         super().__init__(*args, **kwargs)
@@ -150,6 +189,14 @@ class EventForm(forms.ModelForm):
             high=high,
             message=_("每队对数须是%(low)s到%(high)s之间的整数。") % {"low": low, "high": high},
         )
+        low, high = self.WEIGHT
+        self.fields["standings_weight"] = bounded(
+            self.fields["standings_weight"],
+            low=low,
+            high=high,
+            message=_("团体总分倍数须是%(low)s到%(high)s之间的整数。") % {"low": low, "high": high},
+        )
+        self.fields["standings_weight"].required = False  # left empty: counts once
         low, high = self.ORDER
         self.fields["order"] = bounded(
             self.fields["order"],
@@ -159,7 +206,16 @@ class EventForm(forms.ModelForm):
         )
 
     # Path segments under /t/<tournament>/ that an event slug must not shadow.
-    RESERVED_SLUGS = {"manage", "units", "register", "entries", "draw", "results", "referee"}
+    RESERVED_SLUGS = {
+        "manage",
+        "units",
+        "register",
+        "entries",
+        "draw",
+        "results",
+        "referee",
+        "standings",
+    }
 
     def clean_slug(self):
         slug = self.cleaned_data["slug"]
@@ -171,6 +227,10 @@ class EventForm(forms.ModelForm):
         if clash.exclude(pk=self.instance.pk).exists():
             raise forms.ValidationError(_("本比赛已有标识为“%(slug)s”的项目。") % {"slug": slug})
         return slug
+
+    def clean_standings_weight(self):
+        value = self.cleaned_data.get("standings_weight")
+        return 1 if value is None else value
 
     def clean_pairs_per_team(self):
         value = self.cleaned_data["pairs_per_team"]

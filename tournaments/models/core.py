@@ -92,6 +92,32 @@ class Tournament(models.Model):
     status = models.CharField(
         _("状态"), max_length=32, choices=Status.choices, default=Status.DRAFT
     )
+    # The units' standings across every event (团体总分): points per place, 1st first.
+    # A staff sports meet's 9/7/6/5/4/3/2/1 for places 1–8 unless the organiser sets others.
+    DEFAULT_STANDINGS_POINTS = [9, 7, 6, 5, 4, 3, 2, 1]
+
+    class JointPoints(models.TextChoices):
+        SHARED = "shared", _("由组成单位平分")
+        OWN = "own", _("计入联队本身")
+
+    standings_points = models.JSONField(
+        _("团体总分名次分"),
+        default=list,
+        blank=True,
+        help_text=_("第1名起各名次的得分，如 9/7/6/5/4/3/2/1；留空则用 9/7/6/5/4/3/2/1"),
+    )
+    standings_joint = models.CharField(
+        _("联队得分"),
+        max_length=16,
+        choices=JointPoints.choices,
+        default=JointPoints.SHARED,
+    )
+    # The Anhui notice: 现场报名，只获参与奖 — no place, so no points by default.
+    standings_award_only_score = models.BooleanField(
+        _("只获参与奖者计团体分"), default=False, help_text=_("安徽农大：现场报名者只获参与奖")
+    )
+    # A disqualified entry's 比赛资格 is ended (Anhui): no points by default.
+    standings_disqualified_score = models.BooleanField(_("取消资格者计团体分"), default=False)
     # The award certificate (奖状) the organiser can word as they like.
     certificate_title = models.CharField(_("奖状标题"), max_length=50, default="荣誉证书")
     certificate_text = models.TextField(
@@ -129,6 +155,10 @@ class Tournament(models.Model):
         events.update(version=models.F("version") + 1, changed_at=timezone.now())
         for event_slug in events.values_list("slug", flat=True):
             stamps.forget_stamp(self.slug, event_slug)
+
+    def points_table(self) -> list[int]:
+        """The standings' points per place (place 1 first)."""
+        return list(self.standings_points or self.DEFAULT_STANDINGS_POINTS)
 
     def registration_is_open(self, now=None) -> bool:
         now = now or timezone.now()
@@ -273,6 +303,11 @@ class Event(models.Model):
         verbose_name=_("场地"),
     )
     rules_summary = models.TextField(_("赛制说明"), blank=True)
+    standings_weight = models.PositiveSmallIntegerField(
+        _("团体总分倍数"),
+        default=1,
+        help_text=_("本项目名次分乘以此数计入团体总分：1 照计，2 双倍，0 不计"),
+    )
     order = models.PositiveIntegerField(_("顺序"), default=0)
     drawn_at = models.DateTimeField(
         _("抽签时间"), null=True, blank=True, help_text=_("抽签后配对选手不得重组，只能退赛")

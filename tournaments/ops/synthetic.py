@@ -88,15 +88,16 @@ def create_event(
     return event
 
 
-def plan_for(format: str, entries: int) -> draw_plan.DrawPlan:
+def plan_for(format: str, entries: int, qualifiers: int | None = None) -> draw_plan.DrawPlan:
+    """The plan ``generate_event`` draws: ``qualifiers`` K is the Swiss top K going on to a
+    seeded knockout (or a preliminary knockout's K)."""
     if format == "groups":
         groups = max(2, entries // 4)
         return draw_plan.DrawPlan(format="groups", groups=groups, advance=2)
     if format == "swiss":
-        return draw_plan.DrawPlan(
-            format="swiss", swiss_rounds=max(3, math.ceil(math.log2(entries)) + 1)
-        )
-    return draw_plan.DrawPlan(format="knockout")
+        rounds = min(max(3, math.ceil(math.log2(entries)) + 1), max(entries - 1, 1))
+        return draw_plan.DrawPlan(format="swiss", swiss_rounds=rounds, qualifiers=qualifiers)
+    return draw_plan.DrawPlan(format="knockout", qualifiers=qualifiers)
 
 
 def play_match(match: Match, event: Event, rng: random.Random) -> Match:

@@ -3,7 +3,7 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -15,7 +15,7 @@ from tournaments.access import (
     is_organiser,
     leader_unit_ids,
 )
-from tournaments.models import Entry, Event, Tournament
+from tournaments.models import Entry, Event, Tournament, Unit
 from tournaments.registration.forms import EntryWebForm, WithdrawForm
 from tournaments.registration.services import (
     RegistrationError,
@@ -24,6 +24,8 @@ from tournaments.registration.services import (
     update_entry,
     withdraw_entry,
 )
+from tournaments.standings.day import unit_day
+from tournaments.standings.selectors import standings
 
 
 def _closed_reason(tournament: Tournament, event: Event, organiser: bool) -> str:
@@ -69,13 +71,28 @@ def register_home(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-def _unit_page(request, tournament, unit, organiser, *, failed=None, status=200) -> HttpResponse:
-    """The unit's registration page; ``failed`` = (event, form, problems) to show again."""
-    events = list(tournament.events.select_related("tournament"))
-    entries = list(Entry.objects.with_people().filter(unit=unit).order_by("event_id", "pk"))
+def _unit_page(
+    request, tournament, unit, organiser, leader=True, *, failed=None, status=200
+) -> HttpResponse:
+    """The unit's day, public: each entry with its next match, results and place, and the
+    unit's standing; with the registration controls for its leader and the organisers.
+    ``failed`` = (event, form, problems) to show again."""
+    can_register = organiser or leader
+    st = standings(tournament)
+    day = unit_day(st, unit)
+    events = sorted((d.event for d in st.days.values()), key=lambda e: (e.order, e.pk))
+    entries = list(
+        Entry.objects.with_people().filter(pk__in=list(day.entries)).order_by("event_id", "pk")
+    )
+    for entry in entries:
+        entry.day = day.entries[entry.pk]
     sections = []
     for event in events:
         mine = [e for e in entries if e.event_id == event.pk]
+        if not can_register:
+            if mine:
+                sections.append({"event": event, "entries": mine, "form": None, "closed": ""})
+            continue
         if failed and failed[0].pk == event.pk:
             section = _section(tournament, event, unit, organiser, mine, failed[1])
             section["problems"] = failed[2]
@@ -90,18 +107,24 @@ def _unit_page(request, tournament, unit, organiser, *, failed=None, status=200)
             "unit": unit,
             "sections": sections,
             "organiser": organiser,
+            "can_register": can_register,
+            "day": day,
             "deadline_passed": deadline_passed(tournament),
         },
         status=status,
     )
 
 
-@login_required
 @require_safe
 def unit_entries(request: HttpRequest, slug: str, unit_id: int) -> HttpResponse:
+    """Public read-only; its leader and the organisers also get the registration controls."""
     tournament = get_object_or_404(Tournament, slug=slug)
-    unit, organiser = get_unit_for_registrant(request, tournament, unit_id)
-    return _unit_page(request, tournament, unit, organiser)
+    unit = get_object_or_404(Unit, tournament=tournament, pk=unit_id)
+    organiser = is_organiser(request.user, tournament)
+    leader = unit.pk in leader_unit_ids(request.user, tournament)
+    if not tournament.is_public and not (organiser or leader or request.user.is_staff):
+        raise Http404("No such tournament")
+    return _unit_page(request, tournament, unit, organiser, leader)
 
 
 @login_required
@@ -144,7 +167,13 @@ def add_entry(request: HttpRequest, slug: str, unit_id: int, event_slug: str) ->
     return render(
         request,
         "tournaments/register/unit.html#event_section",
-        {"tournament": tournament, "unit": unit, "section": section, "organiser": organiser},
+        {
+            "tournament": tournament,
+            "unit": unit,
+            "section": section,
+            "organiser": organiser,
+            "can_register": True,
+        },
         status=status,
     )
 

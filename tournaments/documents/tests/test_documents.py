@@ -386,7 +386,10 @@ def test_results_list_prizes_and_print_a_certificate_per_award(client, demo, tmp
     champion = draw_selectors.placings(event)[0][1]
     assert f"{champion.name}在第二届“轻松假日”教工扑克牌（掼蛋）比赛掼蛋团体赛中荣获一等奖" in text
     meta = info(pdf, tmp_path)
-    assert meta["Pages"] == "4"  # the announcement and three certificates
+    # The announcement (with the units' standings), three certificates for the event and
+    # three for the top units (团体总分: 政治, 体育, 历史 — one event, so its places).
+    assert meta["Pages"] == "7"
+    assert "团体总分" in text and "团体第一名" in text
     assert_cjk_embedded(pdf, tmp_path)
 
 

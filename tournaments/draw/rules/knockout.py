@@ -62,6 +62,30 @@ def seed_order(size: int) -> list[int]:
     return order
 
 
+def ranked_order(size: int) -> list[int]:
+    """The rank that belongs in each slot when a knockout is seeded by a ranking (the Swiss
+    top K): each rank ``s`` meets ``2m + 1 - s``, the better one first, the halves built
+    the same way. Size 8 gives [1, 8, 4, 5, 2, 7, 3, 6]: 1–8 and 4–5 in the top half, 2–7
+    and 3–6 in the bottom, so 1 and 2 meet only in the final and 1–4 not before the
+    semi-finals — the same pairs as :func:`seed_order`, written as a draw sheet lists them."""
+    if not _is_power_of_two(size):
+        raise ValueError(f"bracket size must be a power of two, not {size!r}")
+    order = [1]
+    while len(order) < size:
+        total = 2 * len(order) + 1
+        order = [rank for seed in order for rank in (seed, total - seed)]
+    return order
+
+
+def slots_by_rank(ranking: Sequence) -> list:
+    """The first-round slots of a knockout of the entries of ``ranking`` (best first),
+    placed by :func:`ranked_order`; ``None`` (a bye) faces the best ranks when the field is
+    not a power of two."""
+    ranking = entry_list(ranking)
+    size = bracket_size(len(ranking))
+    return [ranking[rank - 1] if rank <= len(ranking) else None for rank in ranked_order(size)]
+
+
 def knockout_rounds(size: int) -> int:
     """Rounds of a knockout over ``size`` slots (log2 size)."""
     if not _is_power_of_two(size) or size < 2:

@@ -17,18 +17,28 @@ class Command(BaseCommand):
         parser.add_argument("event")
         parser.add_argument("--entries", type=int, required=True)
         parser.add_argument("--format", choices=["knockout", "groups", "swiss"], default="knockout")
+        parser.add_argument(
+            "--qualifiers",
+            type=int,
+            default=None,
+            help="with --format swiss: the Swiss top K go on to a knockout seeded by rank",
+        )
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--play", action="store_true")
 
-    def handle(self, *args, tournament, event, entries, format, seed, play, **options):
+    def handle(self, *args, tournament, event, entries, format, seed, play, qualifiers, **options):
         if entries < 2:
             raise CommandError("--entries must be at least 2")
+        if qualifiers is not None and not 2 <= qualifiers < entries:
+            raise CommandError("--qualifiers must be at least 2 and fewer than --entries")
+        if qualifiers is not None and format == "groups":
+            raise CommandError("--qualifiers goes with --format swiss or knockout")
         try:
             made = synthetic.create_event(
                 tournament_slug=tournament, event_slug=event, entries=entries, seed=seed
             )
             draw = draw_make.draw_event(
-                event=made, plan=synthetic.plan_for(format, entries), seed=seed
+                event=made, plan=synthetic.plan_for(format, entries, qualifiers), seed=seed
             )
         except (ValueError, DrawError) as exc:
             raise CommandError(str(exc)) from exc

@@ -65,11 +65,12 @@ def add_url(t, unit_name, event="guandan"):
     return reverse("registration:add-entry", args=[t.slug, unit(t, unit_name).pk, event])
 
 
-def test_anonymous_visitors_are_sent_to_log_in(client, nantong):
+def test_anonymous_visitors_read_the_unit_page_and_are_sent_to_log_in_to_register(client, nantong):
     url = reverse("registration:unit", args=[nantong.slug, unit(nantong, "体育").pk])
     response = client.get(url)
-    assert response.status_code == 302
-    assert response["Location"].startswith("/accounts/login/")
+    # The unit's day is public, read-only: no registration form.
+    assert response.status_code == 200
+    assert "提交报名" not in response.content.decode()
     assert client.post(add_url(nantong, "体育"), team_post()).status_code == 302
     assert not nantong_entries().exists()
 
@@ -124,12 +125,13 @@ def test_bad_input_gets_the_rule_and_keeps_what_was_typed(client, nantong):
     assert not Player.objects.filter(name="周五").exists()
 
 
-def test_a_team_leader_cannot_see_or_change_another_units_entries(client, nantong):
+def test_a_team_leader_cannot_change_another_units_entries(client, nantong):
     client.force_login(leader("体育"))
     other = unit(nantong, "行政")
-    assert (
-        client.get(reverse("registration:unit", args=[nantong.slug, other.pk])).status_code == 403
-    )
+    # Another unit's page is public (its day, read-only), without its registration controls.
+    page = client.get(reverse("registration:unit", args=[nantong.slug, other.pk]))
+    assert page.status_code == 200
+    assert "新增报名" not in page.content.decode() and "提交报名" not in page.content.decode()
     assert client.post(add_url(nantong, "行政"), team_post()).status_code == 403
     client.force_login(leader("行政"))
     client.post(add_url(nantong, "行政"), team_post())

@@ -1,0 +1,48 @@
+"""The units' standings (团体总分) in results.pdf: the table of every unit's points by event, and a certificate (奖状) for each of the top units."""
+
+from __future__ import annotations
+
+from tournaments.models import Tournament
+from tournaments.standings.read import rows_of
+from tournaments.standings.selectors import as_number, standings
+
+UNIT_PRIZES = {1: "团体第一名", 2: "团体第二名", 3: "团体第三名"}
+
+
+def unit_results_context(tournament: Tournament) -> dict:
+    """``unit_standings``: the table (rows with per-event points), ``unit_certificates``."""
+    st = standings(tournament)
+    rows = rows_of(st)
+    events = [d.event for d in sorted(st.days.values(), key=lambda d: (d.event.order, d.event.pk))]
+    table = []
+    for row in rows:
+        by_event = {}
+        for line in row.lines:
+            by_event[line.event.pk] = by_event.get(line.event.pk, 0) + line.points
+        table.append(
+            {
+                "row": row,
+                "cells": [_cell(by_event.get(e.pk)) for e in events],
+            }
+        )
+    certificates = []
+    for row in st.top:
+        prize = UNIT_PRIZES[row.rank]
+        text = f"{st.units[row.unit].name}在{tournament.name}中荣获团体总分{prize}（{as_number(row.points)}分）。\n特发此证，以资鼓励。"
+        certificates.append({"unit": st.units[row.unit], "prize": prize, "text": text.splitlines()})
+    return {
+        "unit_standings": {
+            "final": st.final,
+            "events": events,
+            "rows": table,
+            "points": st.options.points,
+            "joint": st.options.joint,
+        },
+        "unit_certificates": certificates if st.final else [],
+    }
+
+
+def _cell(points) -> str:
+    if points is None:
+        return ""
+    return str(round(points, 2)) if isinstance(points, float) else str(points)

@@ -14,6 +14,7 @@ from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.db.models import Sum
@@ -25,6 +26,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from guandan_cup.passwords import end_sessions
 from guandan_cup.proxies import address_of, is_trusted_proxy, warn_untrusted
+from tournaments.homes import home_for, homes_of
 
 logger = logging.getLogger(__name__)
 
@@ -136,10 +138,20 @@ def logout_everywhere(request: HttpRequest) -> HttpResponse:
     return redirect(settings.LOGIN_URL)
 
 
+class LoginView(auth_views.LoginView):
+    """The login page: a safe ``next`` wins; otherwise each person lands where their work
+    is (``tournaments.homes.home_for``)."""
+
+    def get_default_redirect_url(self) -> str:
+        return home_for(self.request.user)
+
+
 @login_required
 @require_safe
 def account(request: HttpRequest) -> HttpResponse:
-    """我的账号: who I am here (roles, units led), change password, log out everywhere."""
+    """我的账号: who I am here (roles, units led) and where my work is in each tournament
+    (the chooser a login with several tournaments lands on), change password, log out
+    everywhere."""
     user = request.user
     roles = user.official_roles.select_related("tournament").order_by("tournament__name", "role")
     units = user.led_units.select_related("tournament").order_by("tournament__name", "name")
@@ -149,6 +161,7 @@ def account(request: HttpRequest) -> HttpResponse:
         {
             "roles": roles,
             "units": units,
+            "homes": homes_of(user),
             "can_change_password": user.has_usable_password(),
         },
     )

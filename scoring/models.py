@@ -226,6 +226,24 @@ class CheckIn(models.Model):
 class AuditEntry(models.Model):
     """Who did what, when, before and after. Append-only: no code path updates or deletes."""
 
+    class Action(models.TextChoices):
+        """What ``action`` records (the services write these codes; pages show the label)."""
+
+        EVENT = "event", _("录入")
+        UNDO = "undo", _("撤销")
+        SUBMIT = "submit", _("提交结果")
+        CONFIRM = "confirm", _("确认结果")
+        CORRECT = "correct", _("更正记录")
+        TIE_DECIDED = "tie_decided", _("本场结果")
+        TIE_REOPENED = "tie_reopened", _("本场重新进行")
+        TIE_CORRECTED = "tie_corrected", _("本场结果更正")
+        NOT_PLAYED = "not_played", _("不再进行")
+        RESUMED = "resumed", _("继续比赛")
+        WHISTLE = "whistle", _("鸣哨")
+        CHECK_IN = "check_in", _("签到")
+        REPORT = "report", _("举报")
+        REPORT_RULING = "report_ruling", _("举报裁定")
+
     tournament = models.ForeignKey(
         Tournament, on_delete=models.CASCADE, related_name="audit", verbose_name=_("比赛")
     )
@@ -266,4 +284,11 @@ class AuditEntry(models.Model):
         verbose_name_plural = _("操作记录")
 
     def __str__(self) -> str:
-        return f"{self.created_at:%H:%M:%S} {self.action} {self.summary}"
+        return f"{self.created_at:%H:%M:%S} {self.action_label} {self.summary}"
+
+    @property
+    def action_label(self) -> str:
+        """The action in words (a code no longer written reads as 其他操作, never as code)."""
+        if self.action in self.Action.values:
+            return str(self.Action(self.action).label)
+        return str(_("其他操作"))

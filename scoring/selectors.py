@@ -1,15 +1,76 @@
 """Reads of table results the pages, documents and services share: names, the tables of
-ties, the pairs not yet checked in, the upheld reports awaiting a deduction."""
+ties, a referee's tables, a table's state in words, the pairs not yet checked in, the upheld
+reports awaiting a deduction."""
 
 from __future__ import annotations
 
+from django.db.models import F, Q
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
 from scoring.models import CheckIn, Report, TableMatch
-from tournaments.models import Match, Pair
+from tournaments.models import Match, Official, Pair
 
 
 def pair_name(pair: Pair | None) -> str:
     """A pair's players (钱立、肖慧), or a dash where the table has no pair yet."""
     return pair.display_name if pair else "—"
+
+
+def people_names(tournament, user_ids) -> dict[int, str]:
+    """{user id: the name people know them by}: their name as an official of the tournament
+    (钱立, not ``referee-1-1``), else their full name (a leader invited by name), else their
+    login name. Two queries at most."""
+    ids = {pk for pk in user_ids if pk}
+    if not ids:
+        return {}
+    names: dict[int, str] = {}
+    for user_id, name in (
+        Official.objects.filter(tournament=tournament, user_id__in=ids)
+        .order_by("role", "pk")
+        .values_list("user_id", "name")
+    ):
+        names.setdefault(user_id, name)
+    rest = ids - set(names)
+    if rest:
+        from django.contrib.auth import get_user_model
+
+        for user in get_user_model().objects.filter(pk__in=rest):
+            names[user.pk] = (user.get_full_name() or user.get_username()).strip()
+    return names
+
+
+def name_people(tournament, rows, *fields: str) -> None:
+    """Set ``<field>_name`` on each row for each user field (``actor``, ``submitted_by`` …):
+    the person's name as ``people_names`` gives it, or — when nobody is set."""
+    rows = list(rows)
+    names = people_names(tournament, {getattr(row, f"{f}_id") for row in rows for f in fields})
+    for row in rows:
+        for f in fields:
+            setattr(row, f"{f}_name", names.get(getattr(row, f"{f}_id"), "—"))
+
+
+def tie_name(match: Match) -> str:
+    """A tie by its two entries (体育—行政); a side not yet known is 待定."""
+    home = match.home.name if match.home_id else _("待定")
+    away = match.away.name if match.away_id else _("待定")
+    return f"{home}—{away}"
+
+
+def table_place(table: TableMatch) -> str:
+    """Where a table is played: its hall table (7号桌), else its place in the tie (第1台)."""
+    if table.table_number:
+        return _("%(n)s号桌") % {"n": table.table_number}
+    if table.home_pair_id or table.number > 1:
+        return _("第%(n)s台") % {"n": table.number}
+    return ""
+
+
+def table_heading(table: TableMatch) -> str:
+    """A table as lists name it: 1/4决赛 · 体育—行政 · 7号桌 (the round as people call it,
+    the tie by both entries, the hall table)."""
+    parts = [table.match.round_label, tie_name(table.match), table_place(table)]
+    return " · ".join(p for p in parts if p)
 
 
 def tables_by_match(matches) -> dict[int, list[TableMatch]]:
@@ -57,3 +118,81 @@ def missing_pairs(round) -> list[tuple[TableMatch, str, Pair]]:
 
 def pending_upheld(table: TableMatch, team: str) -> int:
     return Report.objects.filter(table=table, team=team, upheld=True, penalty__isnull=True).count()
+
+
+def refereed_by(user) -> Q:
+    """The tables a referee enters: those assigned to them, and those of their ties that
+    are not given to another referee (a table's own referee overrides the tie's)."""
+    return Q(referee__user=user) | Q(referee__isnull=True, match__referee__user=user)
+
+
+def referee_tables(tournament, user) -> list[TableMatch]:
+    """我的台: a referee's tables of the tournament's current draws, in time order (the
+    round's start, then the tie's, then the hall table), with their players, tie and event.
+    One query."""
+    return list(
+        TableMatch.objects.filter(
+            refereed_by(user),
+            match__round__stage__event__tournament=tournament,
+            match__round__stage__draw__undone_at__isnull=True,
+        )
+        .with_people("match__round__stage__event", "match__home", "match__away")
+        .order_by(
+            F("match__round__starts_at").asc(nulls_last=True),
+            F("match__scheduled_at").asc(nulls_last=True),
+            "match__round__stage__event__order",
+            "match__round__stage__order",
+            "match__round__number",
+            F("table_number").asc(nulls_last=True),
+            "match__index",
+            "number",
+        )
+    )
+
+
+# A table's state as its lists show it: waiting for confirmation, in play, not started,
+# confirmed (the board's order).
+# The last: a table stopped because its tie was decided on the others (2 of 3).
+TABLE_STATES = ("submitted", "playing", "waiting", "confirmed", "not_played")
+TABLE_STATE_LABELS = {
+    "submitted": gettext_lazy("待确认"),
+    "playing": gettext_lazy("进行中"),
+    "waiting": gettext_lazy("未开始"),
+    "confirmed": gettext_lazy("已确认"),
+    "not_played": gettext_lazy("不再进行"),
+}
+
+
+def table_state(table: TableMatch, engine) -> str:
+    """One of TABLE_STATES (the board's and 我的台's)."""
+    if table.status == TableMatch.Status.CONFIRMED:
+        return "confirmed"
+    if table.status == TableMatch.Status.NOT_PLAYED:
+        return "not_played"
+    if table.status == TableMatch.Status.SUBMITTED:
+        return "submitted"
+    if table.started_at or engine.started(table.state) or engine.match_over(table.state):
+        return "playing"
+    return "waiting"
+
+
+def show_points(event, matches) -> None:
+    """Chess points with their halves wherever a chess result is shown: on each match of
+    an event scored in points (象棋) set ``points`` ({"home": 1.5, "away": 0.5}) and
+    ``home_shown``/``away_shown`` ("1½", "½") from its table; nothing for the other
+    sports, whose score is the tables or games won. One query, none for other sports."""
+    engine = event.scorer()
+    if engine.tie_points({}) is None:
+        return
+    matches = [m for m in matches if m.home_id and m.away_id]
+    states = dict(
+        TableMatch.objects.filter(match__in=[m.pk for m in matches], number=1).values_list(
+            "match_id", "state"
+        )
+    )
+    for m in matches:
+        state = states.get(m.pk)
+        if state is None:
+            continue
+        m.points = engine.tie_points(state)
+        m.home_shown, m.away_shown = engine.points_shown(state)

@@ -76,6 +76,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
         "services, selectors and forms",
         (
             "tournaments.access",
+            "tournaments.homes",
             "tournaments.draw.*",
             "tournaments.registration.services",
             "tournaments.registration.forms",

@@ -710,6 +710,17 @@ ENDPOINTS: dict[str, Endpoint] = {
         ),
         creates_users=True,
     ),
+    "links:leader-invite": Endpoint(
+        "organiser",
+        "cup",
+        lambda w, d: _cup(
+            w,
+            "links:leader-invite",
+            d.draw(st.sampled_from([u.pk for u in w.own_units] + w.ids["unit"])),
+        ),
+        lambda w: form({"name": value("领队甲", "x" * 51), "account": value("", "1")}),
+        creates_users=True,
+    ),
     "manage:reset-password": Endpoint(
         "organiser",
         "cup",
@@ -1050,6 +1061,7 @@ READ_ONLY = {
     "scoring:table-qr",
     "scoring:desk",
     "scoring:audit",
+    "scoring:my-tables",
     "accounts-home",
     "password_change_done",
     "healthz",
@@ -1343,6 +1355,7 @@ def test_a_post_to_a_page_that_only_reads_changes_nothing(client, world, name, f
         "manage:entries": [world.cup.slug],
         "scoring:desk": [world.nantong.slug],
         "scoring:audit": [world.nantong.slug],
+        "scoring:my-tables": [world.nantong.slug],
         "scoring:board": [world.nantong.slug, "guandan"],
         "live:screen": [world.nantong.slug, "guandan"],
         "healthz": [],

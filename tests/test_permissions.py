@@ -280,6 +280,7 @@ ARGS: dict[str, Callable] = {
     "scoring:report-deduction": _table,
     "scoring:correct": _table,
     "scoring:desk": _nantong,
+    "scoring:my-tables": _nantong,
     "scoring:whistle": _round,
     "scoring:checkin": _round,
     "scoring:audit": _nantong,
@@ -299,6 +300,7 @@ ARGS: dict[str, Callable] = {
     "manage:event-edit": _reg_event,
     "manage:units": _reg,
     "manage:add-leader": lambda w: {"slug": w.reg.slug, "unit_id": w.unit.pk},
+    "links:leader-invite": lambda w: {"slug": w.reg.slug, "unit_id": w.unit.pk},
     "manage:entries": _reg,
     "manage:officials": _reg,
     "manage:reset-password": lambda w: {"slug": w.reg.slug, "user_id": w.users["other_leader"].pk},
@@ -350,6 +352,7 @@ READ_ONLY = PUBLIC | {
     "scoring:desk",
     "scoring:board",
     "scoring:audit",
+    "scoring:my-tables",
 }
 WRITING = {
     "admin",  # the whole Django admin (its own staff permissions)
@@ -394,6 +397,7 @@ WRITING = {
     "setup:venue-delete",
     "links:list",
     "links:revoke",
+    "links:leader-invite",
     "draw:draw",
     "draw:undo",
     "draw:schedule",
@@ -693,6 +697,14 @@ MATRIX: list[Row] = [
     Row("GET", "manage:add-leader", ORGANISER_405),
     Row(
         "POST",
+        "links:leader-invite",
+        ORGANISER,
+        data={"name": "领队甲"},
+        done=lambda w: w.unit.leaders.filter(first_name="领队甲").exists(),
+    ),
+    Row("GET", "links:leader-invite", ORGANISER_405),
+    Row(
+        "POST",
         "manage:reset-password",
         ORGANISER,
         data={"confirm": "1"},
@@ -886,6 +898,8 @@ MATRIX: list[Row] = [
     Row("GET", "scoring:checkin", "login 403 403 403 ok ok ok ok ok"),
     # ----------------------------------------------------------------- chief referee
     Row("GET", "scoring:desk", CHIEF),
+    # 我的台: every official of the tournament (their own tables), nobody else.
+    Row("GET", "scoring:my-tables", "login 403 403 403 ok ok ok ok ok"),
     Row("GET", "scoring:board", CHIEF),
     Row("GET", "scoring:audit", CHIEF),
     Row(

@@ -101,13 +101,17 @@ def can_enter_table(user, table, *, chief: bool | None = None) -> bool:
 
 
 def referee_user_ids(table) -> set[int]:
-    """The logins of the officials assigned to this table or to its tie (Official.user; an
-    official without a login yet enters nothing until their one-time link is used)."""
-    ids = {table.referee_id, table.match.referee_id} - {None}
-    if not ids:
+    """The login of the official assigned to this table, else of its tie's official: a
+    tie's referee covers its tables, a table's own referee overrides the tie's for that
+    table (Official.user; an official without a login yet enters nothing until their
+    one-time link is used). ``scoring.selectors.refereed_by`` is the same rule as a query."""
+    official_id = table.referee_id or table.match.referee_id
+    if official_id is None:
         return set()
     return set(
-        Official.objects.filter(pk__in=ids, user__isnull=False).values_list("user_id", flat=True)
+        Official.objects.filter(pk=official_id, user__isnull=False).values_list(
+            "user_id", flat=True
+        )
     )
 
 

@@ -5,7 +5,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from tournaments.access import get_public_tournament, is_organiser, leader_unit_ids
+from tournaments.access import get_public_tournament, is_chief, is_organiser, leader_unit_ids
 from tournaments.documents.notice import notice_blocks
 from tournaments.documents.pdf import pdf_response, render_pdf
 from tournaments.manage.services import may_create_tournaments
@@ -71,6 +71,11 @@ def tournament_detail(request: HttpRequest, slug: str) -> HttpResponse:
     context["can_manage"] = is_organiser(request.user, tournament)
     context["can_register"] = context["can_manage"] or bool(
         leader_unit_ids(request.user, tournament)
+    )
+    # The officials' own pages: the chief referee's desk, a referee's 我的台.
+    context["can_desk"] = is_chief(request.user, tournament)
+    context["is_official"] = request.user.is_authenticated and (
+        Official.objects.filter(tournament=tournament, user=request.user).exists()
     )
     return render(request, "tournaments/detail.html", context)
 

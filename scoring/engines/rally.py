@@ -397,6 +397,11 @@ def tie_score(stored: dict) -> tuple[int, int]:
     return games_won(stored)
 
 
+def tie_points(stored: dict) -> None:
+    """A rally match is scored in games won, not in points."""
+    return None
+
+
 def live_score(tables: list[tuple[dict, bool]]) -> tuple:
     return score(tables[0][0]) if tables else (0, 0)
 

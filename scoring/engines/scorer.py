@@ -207,6 +207,18 @@ class Scorer:
         games won (象棋, 羽毛球, 乒乓球)."""
         return self.engine.tie_score(self._stored(state))
 
+    def tie_points(self, state) -> dict | None:
+        """A match scored in points (象棋): {"home": 1.5, "away": 0.5}, halves kept;
+        ``None`` where the tie is scored in tables or games won (Guandan, 羽毛球, 乒乓球)."""
+        return self.engine.tie_points(self._stored(state))
+
+    def points_shown(self, state) -> tuple[str, str] | None:
+        """The points of a match scored in points as people write them (1½, ½), for every
+        place a chess result is shown; ``None`` for the other sports."""
+        if self.tie_points(state) is None:
+            return None
+        return self.score(state)
+
     def live_score(self, tables: Iterable[tuple[Any, bool]]) -> tuple:
         """A tie's score as it stands, from its tables' (state, confirmed): the tables
         confirmed so far (Guandan), or the one table's score (the other sports)."""

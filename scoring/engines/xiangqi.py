@@ -444,6 +444,13 @@ def tie_score(stored: dict) -> tuple[int, int]:
     return games_won(stored)
 
 
+def tie_points(stored: dict) -> dict:
+    """The match's points, halves kept: {"home": 1.5, "away": 0.5} (a drawn game is ½
+    each); ``score`` gives them as people write them (1½ : ½)."""
+    points = stored.get("points") or {}
+    return {"home": float(points.get("home", 0)), "away": float(points.get("away", 0))}
+
+
 def live_score(tables: list[tuple[dict, bool]]) -> tuple:
     return score(tables[0][0]) if tables else (0, 0)
 

@@ -167,7 +167,7 @@ def stale_message(table: TableMatch) -> str:
     when = timezone.localtime(last.created_at).strftime("%H:%M:%S")
     return _(
         "这一台已被%(who)s于%(when)s更新（%(what)s，第%(v)s版）；你看到的是旧页面，请刷新后再操作。"
-    ) % {"who": who, "when": when, "what": last.summary or last.action, "v": table.version}
+    ) % {"who": who, "when": when, "what": last.summary or last.action_label, "v": table.version}
 
 
 def person_name(user) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 
 from scoring.engines.guandan.play import decide_tie
-from scoring.models import TableMatch
+from scoring.models import AuditEntry, TableMatch
 from scoring.services import common
 from tournaments.draw import results as draw_results
 from tournaments.models import Entry, Event, Match
@@ -66,6 +66,17 @@ def tie_result(match: Match) -> tuple[str | None, dict, bool, float]:
     return tie.winner, tie.wins, tie.decided, margin
 
 
+def shown_score(match: Match, wins: dict) -> tuple:
+    """A tie's score as the audit writes it: a chess match's points with their halves
+    (1½:½), every other tie's tables or games won."""
+    tables = list(match.tables.all())
+    if len(tables) == 1:
+        points = match.round.stage.event.scorer().points_shown(tables[0].state)
+        if points is not None:
+            return points
+    return wins["A"], wins["B"]
+
+
 def update_tie(match: Match, user) -> None:
     """Decide the tie from its confirmed tables: the team with a majority of tables wins,
     as soon as it has it; the score keeps counting the remaining tables."""
@@ -92,7 +103,7 @@ def update_tie(match: Match, user) -> None:
         None,
         user,
         "tie_decided",
-        _("本场结果：%(h)s %(a)s") % {"h": wins["A"], "a": wins["B"]},
+        _("本场结果：%(h)s %(a)s") % dict(zip("ha", shown_score(match, wins), strict=True)),
         match=match,
     )
     stop_remaining_tables(match, user)
@@ -114,7 +125,7 @@ def stop_remaining_tables(match: Match, user) -> None:
         # refused, saying why.
         table.version += 1
         table.save(update_fields=["status", "version"])
-        common.audit(table, user, "not_played", _("本场胜负已定，这一台不再进行"))
+        common.audit(table, user, AuditEntry.Action.NOT_PLAYED, _("本场胜负已定，这一台不再进行"))
 
 
 def reopen_stopped_tables(match: Match, user, reason: str) -> None:
@@ -123,7 +134,13 @@ def reopen_stopped_tables(match: Match, user, reason: str) -> None:
         table.status = TableMatch.Status.OPEN
         table.version += 1
         table.save(update_fields=["status", "version"])
-        common.audit(table, user, "resumed", _("更正后本场胜负未定，这一台继续比赛"), reason=reason)
+        common.audit(
+            table,
+            user,
+            AuditEntry.Action.RESUMED,
+            _("更正后本场胜负未定，这一台继续比赛"),
+            reason=reason,
+        )
 
 
 def redecide_tie(match: Match, user, reason: str) -> None:
@@ -156,7 +173,7 @@ def redecide_tie(match: Match, user, reason: str) -> None:
         None,
         user,
         "tie_corrected",
-        _("本场结果更正为 %(h)s:%(a)s") % {"h": wins["A"], "a": wins["B"]},
+        _("本场结果更正为 %(h)s:%(a)s") % dict(zip("ha", shown_score(match, wins), strict=True)),
         match=match,
         reason=reason,
     )

@@ -315,6 +315,7 @@ def test_the_matrix_covers_every_write_url_of_the_referee_pages():
         "scoring:desk",
         "scoring:audit",
         "scoring:board",
+        "scoring:my-tables",
     }
     names = {f"scoring:{p.name}" for p in scoring.urls.urlpatterns} - read_only
     # The chess and rally entry URLs have their own matrix (test_sport_tables).
@@ -893,6 +894,8 @@ def test_the_desk_lists_submitted_tables_oldest_first(client, cast):
 
 
 def test_the_audit_page_shows_the_actions_to_the_chief_referee_only(client, cast):
+    # The table's referee is the official 钱立, whose login is "referee".
+    Official.objects.filter(user=cast.referee, name="referee").update(name="钱立")
     client.force_login(cast.referee)
     for name, data in (("deal", {"deal": "A2", "key": "k1"}), ("time-up", {"key": "k2"})):
         url = table_url(f"scoring:{name}", cast.table)
@@ -904,9 +907,13 @@ def test_the_audit_page_shows_the_actions_to_the_chief_referee_only(client, cast
     client.post(url, page_data(url), **HTMX)
     audit = reverse("scoring:audit", args=[NANTONG])
     html = client.get(audit).content.decode()
-    for action in ("event", "submit", "confirm"):
-        assert f"<td>{action}</td>" in html
-    assert "<td>referee</td>" in html and "<td>chief</td>" in html
+    # The actions in words and the people by their names, never a code or a login name.
+    for label in ("录入", "提交结果", "确认结果"):
+        assert f"<td>{label}</td>" in html
+    for code in ("event", "submit", "confirm"):
+        assert f"<td>{code}</td>" not in html
+    assert "<td>钱立</td>" in html and "<td>裁判长甲</td>" in html
+    assert "<td>referee</td>" not in html and "<td>chief</td>" not in html
     assert "升3级：2→5" in html
     assert list(AuditEntry.objects.values_list("action", flat=True).order_by("id")) == [
         "event",

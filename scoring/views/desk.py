@@ -6,7 +6,6 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -18,7 +17,18 @@ from django.views.decorators.http import require_POST, require_safe
 
 from guandan_cup.inputs import INT, whole_number
 from scoring.models import AuditEntry, CheckIn, TableMatch
-from scoring.selectors import OPEN_MATCH, missing_pairs, pair_name, tables_by_match
+from scoring.selectors import (
+    OPEN_MATCH,
+    TABLE_STATES,
+    missing_pairs,
+    name_people,
+    pair_name,
+    refereed_by,
+    table_heading,
+    table_state,
+    tables_by_match,
+    tie_name,
+)
 from scoring.services import common
 from scoring.services.desk import call_time, check_in, forfeit_missing, minutes_left
 from tournaments.access import can_enter_table, can_issue_login_links, get_event, is_chief
@@ -47,11 +57,13 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
             status=TableMatch.Status.SUBMITTED,
             match__round__stage__draw__undone_at__isnull=True,
         )
-        .with_people("match__round__stage__event", "submitted_by", "match__home", "match__away")
+        .with_people("match__round__stage__event", "match__home", "match__away")
         .order_by("submitted_at")
     )
     for table in waiting:
         table.names = common.side_names(table)
+        table.heading = table_heading(table)
+    name_people(tournament, waiting, "submitted_by")
     flagged = list(
         Match.objects.filter(
             round__stage__event__tournament=tournament,
@@ -91,19 +103,7 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
 # The board's order: results waiting for confirmation first (the oldest first), then tables
 # in play (the earliest started first), tables not started, confirmed ones, and last the
 # tables stopped because their tie was decided on the others.
-BOARD_ORDER = {"submitted": 0, "playing": 1, "waiting": 2, "confirmed": 3, "not_played": 4}
-
-
-def board_state(table: TableMatch, engine) -> str:
-    if table.status == TableMatch.Status.CONFIRMED:
-        return "confirmed"
-    if table.status == TableMatch.Status.NOT_PLAYED:
-        return "not_played"
-    if table.status == TableMatch.Status.SUBMITTED:
-        return "submitted"
-    if table.started_at or engine.started(table.state) or engine.match_over(table.state):
-        return "playing"
-    return "waiting"
+BOARD_ORDER = {state: n for n, state in enumerate(TABLE_STATES)}
 
 
 def _board_key(table: TableMatch):
@@ -144,7 +144,7 @@ def board(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
             for m in shown.matches:
                 for t in by_match.get(m.pk, []):
                     t.match = m
-                    t.board_state = board_state(t, engine)
+                    t.board_state = table_state(t, engine)
                     tables.append(t)
         tables.sort(key=_board_key)
         counts = {key: 0 for key in BOARD_ORDER}
@@ -222,7 +222,7 @@ def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse
     chief = is_chief(request.user, tournament)
     mine = TableMatch.objects.filter(match__round=rnd)
     if not chief:
-        mine = mine.filter(Q(referee__user=request.user) | Q(match__referee__user=request.user))
+        mine = mine.filter(refereed_by(request.user))
         if not mine.exists():
             raise PermissionDenied("Not a referee of this round.")
     if request.method == "POST":
@@ -272,7 +272,19 @@ def checkin_page(request: HttpRequest, slug: str, round_id: int) -> HttpResponse
 @require_safe
 def audit_page(request: HttpRequest, slug: str) -> HttpResponse:
     tournament = _chief_tournament(request, slug)
-    entries = AuditEntry.objects.filter(tournament=tournament).select_related(
-        "actor", "table", "match"
-    )[:500]
+    entries = list(
+        AuditEntry.objects.filter(tournament=tournament).select_related(
+            "table", "match__round", "match__home", "match__away"
+        )[:500]
+    )
+    name_people(tournament, entries, "actor")
+    for entry in entries:
+        if entry.table_id:
+            # The table's tie is the entry's own (loaded once, with its entries).
+            entry.table.match = entry.match if entry.match_id == entry.table.match_id else None
+            entry.subject = table_heading(entry.table) if entry.table.match else ""
+        elif entry.match_id:
+            entry.subject = f"{entry.match.round_label} · {tie_name(entry.match)}"
+        else:
+            entry.subject = ""
     return render(request, "scoring/audit.html", {"tournament": tournament, "entries": entries})

@@ -23,6 +23,7 @@ from guandan_cup.inputs import INT, whole_number
 from scoring import entries
 from scoring.engines.common import FORFEIT_REASONS
 from scoring.models import Report, TableMatch
+from scoring.selectors import name_people
 from scoring.services import common, confirmation, corrections, reports, tables
 from scoring.services.common import TableError
 from tournaments.access import can_enter_table, is_chief
@@ -90,6 +91,12 @@ def _context(
     if table.started_at and engine.time_limit_minutes:
         deadline = table.started_at + timezone.timedelta(minutes=engine.time_limit_minutes)
     filed = list(table.reports.all())
+    audit = list(table.audit.all()[:50]) if chief else []
+    # People by the names they are known by (钱立, not a login name): one or two queries,
+    # only when the page shows someone.
+    if table.submitted_by_id or table.confirmed_by_id or audit:
+        name_people(event.tournament, [table], "submitted_by", "confirmed_by")
+        name_people(event.tournament, audit, "actor")
     return {
         "tournament": event.tournament,
         "event": event,
@@ -124,7 +131,7 @@ def _context(
             and sum(1 for r in filed if r.team == t and r.upheld and r.penalty_id is None)
             >= reports.UPHELD_REPORTS_FOR_A_DEDUCTION
         ],
-        "audit": list(table.audit.select_related("actor")[:50]) if chief else [],
+        "audit": audit,
         "events_json": json.dumps(events, ensure_ascii=False),
         "qr_url": reverse("scoring:table-qr", args=[event.tournament.slug, event.slug, table.pk]),
         "poll_seconds": POLL_SECONDS,

@@ -158,7 +158,10 @@ def bracket_pages(bracket: Bracket) -> tuple[str, list[TreePage], list]:
 
 
 def bracket_context(event: Event) -> dict:
+    from scoring.selectors import show_points
+
     bracket = load_bracket(event)
+    show_points(event, [m for sv in bracket.stages for rv in sv.rounds for m in rv.matches])
     size, pages, others = bracket_pages(bracket)
     return {
         "tournament": event.tournament,

@@ -102,6 +102,9 @@ def match_json(event: Event, match: Match) -> dict:
         "status": match.status,
         "winner": match.winner or None,
         "score": {"home": match.home_score, "away": match.away_score},
+        # 象棋: the points with their halves (1.5, 0.5), set by the page that reads the
+        # tables (scoring.selectors.show_points); absent for the other sports.
+        **({"points": match.points} if getattr(match, "points", None) is not None else {}),
         "url": reverse("live:match-json", args=[t, event.slug, match.pk]),
         "group": match.group or None,
         "third_place": match.is_third_place,

@@ -9,6 +9,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from guandan_cup.inputs import BIG_INT, whole_number
+from scoring.selectors import tables_by_match
+from scoring.services.referees import assign_table_referees
 from tournaments.access import get_event, organiser_required
 from tournaments.draw import make as draw_make
 from tournaments.draw import plan as draw_plan
@@ -218,9 +220,19 @@ def schedule_page(request: HttpRequest, tournament: Tournament, event_slug: str)
                 tables_per_match=event.tables_per_match,
             )
             if not problems:
+                assign_table_referees(
+                    post=request.POST,
+                    tables=[t for ts in tables_by_match(matches).values() for t in ts],
+                    officials=referees,
+                )
                 event.bump_version()
                 messages.success(request, _("赛程已保存。"))
                 return redirect("draw:schedule", slug=tournament.slug, event_slug=event.slug)
+    # A team tie's tables, each of which may have its own referee.
+    if event.entry_kind == Event.EntryKind.TEAM:
+        by_match = tables_by_match(matches)
+        for m in matches:
+            m.table_list = by_match.get(m.pk, [])
     return render(
         request,
         "tournaments/manage/schedule.html",

@@ -1,9 +1,14 @@
-"""One-time login links for referees: making, redeeming and revoking them.
+"""One-time login links for referees and team leaders: making, redeeming and revoking them.
 
 A link carries a random token (256 bits); the database keeps only its sha256, so a leaked
 backup logs nobody in. A link logs its referee in once, until 23:59 Asia/Shanghai of its
 day, and only an account that can do no more than referee: a chief referee handing out
 links must not be able to log in as an organiser, a team leader or an administrator.
+
+A team leader's invitation (the organiser's, from the units page) works the same way: the
+unit gets a leader account with no password, named as the organiser typed, and the link
+logs it in once; it serves until the end of the registration deadline's day (or the
+tournament's day), and opens only an account that leads units and holds no official role.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from tournaments.models import LoginLink, Official
+from tournaments.models import LoginLink, Official, Unit
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
@@ -62,9 +67,20 @@ def may_log_in_by_link(user) -> bool:
     return not user.led_units.exists()
 
 
+def may_lead_by_link(user) -> bool:
+    """A team leader's invitation opens only a leader's account: active, not staff, no
+    official role in any tournament."""
+    if not user.is_active or user.is_staff or user.is_superuser:
+        return False
+    return not user.official_roles.exists()
+
+
 def _new_username(official: Official) -> str:
+    return _free_username(f"referee-{official.tournament_id}-{official.pk}")
+
+
+def _free_username(base: str) -> str:
     User = get_user_model()
-    base = f"referee-{official.tournament_id}-{official.pk}"
     username, n = base, 1
     while User.objects.filter(username=username).exists():
         n += 1
@@ -102,7 +118,10 @@ def login_link_create(
         official = Official.objects.select_for_update().get(pk=official.pk)
         user = official.user
         if user is None:
-            user = get_user_model().objects.create_user(username=_new_username(official))
+            # Named as the official, so the header and lists read 钱立, not referee-1-1.
+            user = get_user_model().objects.create_user(
+                username=_new_username(official), first_name=official.name[:150]
+            )
             official.user = user
             official.save(update_fields=["user"])
         elif not may_log_in_by_link(user):
@@ -113,6 +132,7 @@ def login_link_create(
             )
         token = secrets.token_urlsafe(32)
         link = LoginLink.objects.create(
+            tournament_id=official.tournament_id,
             official=official,
             token_hash=hash_token(token),
             created_by=created_by,
@@ -122,11 +142,65 @@ def login_link_create(
     return link, token
 
 
+# A leader's name as the organiser types it (Official.name has the same length).
+LEADER_NAME_MAX = 50
+
+
+def leader_invite_day(tournament, now: dt.datetime | None = None) -> dt.date:
+    """The last day a leader's invitation serves: the registration deadline's day, or the
+    tournament's day when there is no deadline; today at the earliest."""
+    today = (now or timezone.now()).astimezone(SHANGHAI).date()
+    if tournament.registration_deadline:
+        return max(tournament.registration_deadline.astimezone(SHANGHAI).date(), today)
+    return default_day(tournament, now)
+
+
+def leader_invite_create(
+    *, unit: Unit, created_by, name: str = "", leader=None, now: dt.datetime | None = None
+) -> tuple[LoginLink, str]:
+    """A one-time link that logs a team leader of ``unit`` in. Without ``leader`` a new
+    leader account is made for the unit (no password; ``name`` as its full name); with it
+    (one of the unit's leaders) a new link for that account. Returns the link and its
+    token, which is never shown again."""
+    now = now or timezone.now()
+    name = " ".join((name or "").split())
+    if len(name) > LEADER_NAME_MAX:
+        raise LoginLinkError("name_too_long", _("领队姓名最多%(n)s个字。") % {"n": LEADER_NAME_MAX})
+    with transaction.atomic():
+        if leader is None:
+            leader = get_user_model().objects.create_user(
+                username=_free_username(f"leader-{unit.tournament_id}-{unit.pk}"),
+                first_name=name,
+            )
+            unit.leaders.add(leader)
+        elif not unit.leaders.filter(pk=leader.pk).exists():
+            raise LoginLinkError("not_a_leader", _("这个账号不是本单位的领队。"))
+        elif not may_lead_by_link(leader):
+            raise LoginLinkError(
+                "privileged_account",
+                _("账号“%(user)s”还有领队以外的权限，不能用一次性链接登录；请本人用密码登录。")
+                % {"user": leader.get_username()},
+            )
+        token = secrets.token_urlsafe(32)
+        link = LoginLink.objects.create(
+            tournament_id=unit.tournament_id,
+            unit=unit,
+            leader=leader,
+            token_hash=hash_token(token),
+            created_by=created_by,
+            created_at=now,
+            expires_at=end_of_day(leader_invite_day(unit.tournament, now)),
+        )
+    return link, token
+
+
 def login_link_find(token: str) -> LoginLink | None:
     if not token or len(token) > 100:
         return None
     return (
-        LoginLink.objects.select_related("official__user", "official__tournament")
+        LoginLink.objects.select_related(
+            "tournament", "official__user", "official__tournament", "unit", "leader"
+        )
         .filter(token_hash=hash_token(token))
         .first()
     )
@@ -147,8 +221,9 @@ def login_link_check(link: LoginLink | None) -> str:
         return "unknown"
     if link.state != "valid":
         return link.state
-    user = link.official.user
-    if user is None or not may_log_in_by_link(user):
+    user = link.account
+    allowed = may_lead_by_link if link.is_leader_invite else may_log_in_by_link
+    if user is None or not allowed(user):
         return "not_allowed"
     return "valid"
 

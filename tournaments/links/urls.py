@@ -1,4 +1,5 @@
-"""One-time login links for referees (organisers and the chief referee), under t/<tournament>/."""
+"""One-time login links for referees (organisers and the chief referee) and team leaders'
+invitations (organisers), under t/<tournament>/."""
 
 from django.urls import path
 
@@ -8,4 +9,5 @@ app_name = "links"
 urlpatterns = [
     path("referee/login-links/", views.login_links, name="list"),
     path("referee/login-links/<int:link_id>/revoke/", views.revoke_login_link, name="revoke"),
+    path("manage/units/<int:unit_id>/invite/", views.leader_invite, name="leader-invite"),
 ]

@@ -1,5 +1,6 @@
-"""One-time login links for referees: the page that makes them (organisers and the chief
-referee) and the page a referee's phone opens (anyone holding the link)."""
+"""One-time login links: the page that makes referees' links (organisers and the chief
+referee), a team leader's invitation (organisers, from the units page), and the page a
+phone opens (anyone holding the link)."""
 
 from __future__ import annotations
 
@@ -16,23 +17,26 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from guandan_cup.inputs import BIG_INT, whole_number
-from tournaments.access import can_issue_login_links
+from tournaments.access import can_issue_login_links, organiser_required
+from tournaments.homes import home_for
 from tournaments.links.services import (
     STATE_MESSAGES,
     LoginLinkError,
     default_day,
+    leader_invite_create,
     login_link_check,
     login_link_create,
     login_link_find,
     login_link_redeem,
     login_link_revoke,
 )
-from tournaments.models import LoginLink, Official, Tournament
+from tournaments.models import LoginLink, Official, Tournament, Unit
 
 # The links of the last days are listed; older ones are history.
 LISTED_LINKS = 10
@@ -120,6 +124,40 @@ def revoke_login_link(request: HttpRequest, slug: str, link_id: int) -> HttpResp
     return redirect("links:list", slug=tournament.slug)
 
 
+@organiser_required
+@never_cache
+@require_POST
+def leader_invite(request: HttpRequest, tournament: Tournament, unit_id: int) -> HttpResponse:
+    """邀请领队: a one-time link (and its QR code, shown once) that logs the unit's team
+    leader in, instead of a password passed on. A new leader account, or a new link for
+    one of the unit's leaders (``account``)."""
+    unit = get_object_or_404(Unit, tournament=tournament, pk=unit_id)
+    leader = None
+    if request.POST.get("account"):
+        leader = get_object_or_404(
+            unit.leaders.all(), pk=whole_number(request.POST["account"], maximum=BIG_INT) or 0
+        )
+    try:
+        link, token = leader_invite_create(
+            unit=unit, leader=leader, name=request.POST.get("name", ""), created_by=request.user
+        )
+    except LoginLinkError as err:
+        context = {"tournament": tournament, "unit": unit, "problem": err.message}
+        return render(request, "tournaments/leader_invite.html", context, status=422)
+    url = request.build_absolute_uri(reverse("accounts-login-link", args=[token]))
+    return render(
+        request,
+        "tournaments/leader_invite.html",
+        {
+            "tournament": tournament,
+            "unit": unit,
+            "link": link,
+            "url": url,
+            "qr": link_qr_svg(url),
+        },
+    )
+
+
 @never_cache
 @require_http_methods(["GET", "POST"])
 def redeem(request: HttpRequest, token: str) -> HttpResponse:
@@ -130,24 +168,41 @@ def redeem(request: HttpRequest, token: str) -> HttpResponse:
             link = login_link_redeem(token=token)
         except LoginLinkError as err:
             return _refused(request, err.code)
-        user = link.official.user
+        user = link.account
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         # The login ends with the day the link was made for, and never lasts longer than
         # any session may (SESSION_COOKIE_AGE, 12 hours).
         request.session.set_expiry(
             min(link.expires_at, timezone.now() + dt.timedelta(seconds=settings.SESSION_COOKIE_AGE))
         )
-        messages.success(
-            request,
-            _("欢迎，%(name)s：已登录为%(tournament)s的裁判。")
-            % {"name": link.official.name, "tournament": link.official.tournament.name},
-        )
-        return redirect(link.official.tournament.get_absolute_url())
+        if link.is_leader_invite:
+            welcome = _("欢迎，%(name)s：已登录为%(tournament)s%(unit)s的领队。") % {
+                "name": link.person_name,
+                "tournament": link.tournament.name,
+                "unit": link.unit.name,
+            }
+        else:
+            welcome = _("欢迎，%(name)s：已登录为%(tournament)s的裁判。") % {
+                "name": link.official.name,
+                "tournament": link.tournament.name,
+            }
+        messages.success(request, welcome)
+        return redirect(_landing(request, user))
     link = login_link_find(token)
     state = login_link_check(link)
     if state != "valid":
         return _refused(request, state)
     return render(request, "tournaments/login_link.html", {"link": link})
+
+
+def _landing(request: HttpRequest, user) -> str:
+    """A safe ``next`` given with the link, else where the person's work is."""
+    wanted = request.POST.get("next") or request.GET.get("next", "")
+    if wanted and url_has_allowed_host_and_scheme(
+        wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return wanted
+    return home_for(user)
 
 
 def _refused(request: HttpRequest, state: str) -> HttpResponse:

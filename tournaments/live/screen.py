@@ -11,7 +11,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
-from scoring.selectors import tables_by_match
+from scoring.selectors import show_points, tables_by_match
 from tournaments.access import public_event
 from tournaments.draw.read import current_round, load_bracket
 from tournaments.live import http as live
@@ -35,6 +35,7 @@ def screen_slides(event: Event) -> tuple[list[dict], object]:
     """The slides in the order shown, and the round in play. A fixed number of queries:
     the bracket's, and one for the tables of the round in play."""
     bracket = load_bracket(event)
+    show_points(event, [m for sv in bracket.stages for rv in sv.rounds for m in rv.matches])
     now = current_round(bracket)
     slides: list[dict] = []
     if now is not None:
@@ -44,7 +45,8 @@ def screen_slides(event: Event) -> tuple[list[dict], object]:
         for m in playable:
             m.table_list = tables.get(m.pk, [])
             if m.is_decided:
-                m.live_home, m.live_away = m.home_score, m.away_score
+                m.live_home = getattr(m, "home_shown", m.home_score)
+                m.live_away = getattr(m, "away_shown", m.away_score)
             else:
                 # As it stands: the tables confirmed so far (guandan), or the one table's
                 # games won (chess: points).

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
-from scoring.selectors import pair_name, tables_of_tie
+from scoring.selectors import pair_name, show_points, tables_of_tie
 from tournaments.access import is_chief, is_organiser, public_event
 from tournaments.draw.read import bracket_json, load_bracket, match_json
 from tournaments.draw.sheet import draw_sheet
@@ -23,6 +23,7 @@ def _bracket_body(request: HttpRequest, event: Event) -> str:
 
     def render_body():
         bracket = load_bracket(event)
+        show_points(event, [m for sv in bracket.stages for rv in sv.rounds for m in rv.matches])
         context = {
             "tournament": event.tournament,
             "event": event,
@@ -60,9 +61,9 @@ def bracket_page(request: HttpRequest, slug: str, event_slug: str) -> HttpRespon
 @live_response("bracket-json")
 def bracket_json_view(request: HttpRequest, slug: str, event_slug: str) -> JsonResponse:
     event = public_event(request, slug, event_slug)
-    return JsonResponse(
-        bracket_json(load_bracket(event)), json_dumps_params={"ensure_ascii": False}
-    )
+    bracket = load_bracket(event)
+    show_points(event, [m for sv in bracket.stages for rv in sv.rounds for m in rv.matches])
+    return JsonResponse(bracket_json(bracket), json_dumps_params={"ensure_ascii": False})
 
 
 def _public_match(event: Event, match_id: int) -> Match:
@@ -80,6 +81,7 @@ def match_page(request: HttpRequest, slug: str, event_slug: str, match_id: int) 
     """The tie (场): its tables side by side with their state, and the tie score."""
     event = public_event(request, slug, event_slug)
     match = _public_match(event, match_id)
+    show_points(event, [match])
     context = {
         "tournament": event.tournament,
         "event": event,
@@ -98,6 +100,7 @@ def match_json_view(
 ) -> JsonResponse:
     event = public_event(request, slug, event_slug)
     match = _public_match(event, match_id)
+    show_points(event, [match])
     data = match_json(event, match)
     tables = [_table_json(event, t, match) for t in tables_of_tie(match)]
     data.update(

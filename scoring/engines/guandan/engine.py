@@ -121,6 +121,11 @@ def tie_score(stored: dict) -> tuple[int, int]:
     return int(won == "A"), int(won == "B")
 
 
+def tie_points(stored: dict) -> None:
+    """A guandan tie is scored in tables won, not in points."""
+    return None
+
+
 def live_score(tables: list[tuple[dict, bool]]) -> tuple[int, int]:
     """A tie as it stands: the tables confirmed so far, won by each team."""
     winners = [winner(stored) for stored, confirmed in tables if confirmed]

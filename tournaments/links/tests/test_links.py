@@ -206,7 +206,7 @@ def test_opening_a_link_asks_first_and_does_not_use_it_up(client, token):
 def test_a_link_logs_its_referee_in_once_until_the_end_of_the_day(client, cup, token):
     response = client.post(redeem_url(token))
     assert response.status_code == 302
-    assert response["Location"] == cup.get_absolute_url()
+    assert response["Location"] == reverse("scoring:my-tables", args=[cup.slug])  # 我的台
     assert who(client) == "liangyong"
     # Until the end of the day, and never beyond the 12 hours any session may last.
     ends = min(end_of_day(cup.starts_on), timezone.now() + dt.timedelta(hours=12))

@@ -84,7 +84,7 @@ def _edited(draft: list[dict], post, engine) -> list[dict]:
     control = entries.CONTROLS.get(post.get("entry", ""))
     if control is None or mode not in ("replace", "insert", "append"):
         raise TableError("invalid_change", _("请选择一项记录内容。"))
-    payload = control(post, engine).payload
+    payload = engine.normalise(control(post, engine).payload)
     if mode == "append":
         return [*draft, payload]
     if mode == "insert":
@@ -94,7 +94,9 @@ def _edited(draft: list[dict], post, engine) -> list[dict]:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def correction_page(request: HttpRequest, slug: str, event_slug: str, table_id: int) -> HttpResponse:
+def correction_page(
+    request: HttpRequest, slug: str, event_slug: str, table_id: int
+) -> HttpResponse:
     table = _load(slug, event_slug, table_id)
     event = table.match.round.stage.event
     if not event.tournament.is_public and not request.user.is_staff:
@@ -131,7 +133,9 @@ def correction_page(request: HttpRequest, slug: str, event_slug: str, table_id: 
                     expected_version=version,
                 )
                 messages.success(request, _("记录已更正。"))
-                return redirect("scoring:table", slug=slug, event_slug=event_slug, table_id=table.pk)
+                return redirect(
+                    "scoring:table", slug=slug, event_slug=event_slug, table_id=table.pk
+                )
         except TableError as err:
             problem = err.message
     before = _outcome(engine, table, [e.payload for e in common.active_events(table)], names)

@@ -132,7 +132,6 @@ def _context(
             >= reports.UPHELD_REPORTS_FOR_A_DEDUCTION
         ],
         "audit": audit,
-        "events_json": json.dumps(events, ensure_ascii=False),
         "qr_url": reverse("scoring:table-qr", args=[event.tournament.slug, event.slug, table.pk]),
         "poll_seconds": POLL_SECONDS,
     }

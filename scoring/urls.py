@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from scoring.views import desk, referee, table
+from scoring.views import correction, desk, referee, table
 
 T = "t/<slug:slug>/<slug:event_slug>/tables/<int:table_id>/"
 
@@ -24,6 +24,7 @@ urlpatterns = [
     path(T + "reports/<int:report_id>/rule/", table.rule_report, name="rule-report"),
     path(T + "report-deduction/", table.report_deduction, name="report-deduction"),
     path(T + "correct/", table.correct, name="correct"),
+    path(T + "correction/", correction.correction_page, name="correction"),
     path("t/<slug:slug>/referee/", desk.desk, name="desk"),
     path("t/<slug:slug>/referee/mine/", referee.my_tables, name="my-tables"),
     path("t/<slug:slug>/<slug:event_slug>/board/", desk.board, name="board"),

@@ -95,6 +95,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "scoring.services.*",
             "scoring.selectors",
             "scoring.receivers",
+            "scoring.entries",
         ),
     ),
     (

@@ -1008,6 +1008,24 @@ ENDPOINTS: dict[str, Endpoint] = {
         htmx=True,
         prepare=_submitted,
     ),
+    "scoring:correction": Endpoint(
+        "chief",
+        "nantong",
+        lambda w, d: _nantong_table(w, "scoring:correction"),
+        lambda w: form(
+            {
+                "events": Valid(events_json()),
+                "action": value("save", "change", "pick"),
+                "mode": value("replace", "insert", "delete", "append"),
+                "index": value("0", "1"),
+                "entry": value("deal", "penalty", "time_up", "forfeit"),
+                "deal": value("A2", "B4"),
+                "reason": value("核对"),
+                "version": value(0, 1),
+            }
+        ),
+        prepare=_submitted,
+    ),
     "scoring:whistle": Endpoint(
         "chief",
         "nantong",

@@ -281,6 +281,7 @@ ARGS: dict[str, Callable] = {
     "scoring:rule-report": lambda w: {**_table(w), "report_id": 0},
     "scoring:report-deduction": _table,
     "scoring:correct": _table,
+    "scoring:correction": _table,
     "scoring:desk": _nantong,
     "scoring:my-tables": _nantong,
     "scoring:whistle": _round,
@@ -381,6 +382,7 @@ WRITING = {
     "scoring:rule-report",
     "scoring:report-deduction",
     "scoring:correct",
+    "scoring:correction",
     "scoring:whistle",
     "scoring:checkin",
     "registration:add-entry",
@@ -945,6 +947,20 @@ MATRIX: list[Row] = [
         },
         done=lambda w: fresh(w.table).winner == "B",
     ),
+    Row("GET", "scoring:correction", CHIEF, prepare=_submitted),
+    Row(
+        "POST",
+        "scoring:correction",
+        CHIEF,
+        note="correction by tap, saved",
+        prepare=_submitted,
+        data={
+            "events": '[{"order": ["B", "B", "A", "A"]}, {"time_up": true}]',
+            "reason": "记分表核对后更正",
+            "action": "save",
+        },
+        done=lambda w: fresh(w.table).winner == "B",
+    ),
     Row(
         "POST",
         "scoring:whistle",
@@ -1022,6 +1038,7 @@ VERSIONED = {
     "scoring:confirm",
     "scoring:report-deduction",
     "scoring:correct",
+    "scoring:correction",
 }
 
 

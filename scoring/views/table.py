@@ -19,8 +19,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
-from guandan_cup.inputs import INT, plain_text, whole_number
-from scoring.engines.common import FORFEIT_REASONS, forfeit_code
+from guandan_cup.inputs import INT, whole_number
+from scoring import entries
+from scoring.engines.common import FORFEIT_REASONS
 from scoring.models import Report, TableMatch
 from scoring.selectors import name_people
 from scoring.services import common, confirmation, corrections, reports, tables
@@ -28,8 +29,6 @@ from scoring.services.common import TableError
 from tournaments.access import can_enter_table, is_chief
 from tournaments.live.http import POLL_SECONDS, live_response
 from tournaments.models import Entry, Pair
-
-PLACES = {"2": _("二游"), "3": _("三游"), "4": _("末游")}
 
 
 def _table(slug: str, event_slug: str, table_id: int, request) -> TableMatch:
@@ -121,7 +120,7 @@ def _context(
         "flash": flash,
         "problem": problem,
         "deadline": deadline,
-        "places": PLACES,
+        "places": entries.PLACES,
         # Translated here, as the page is shown: the engines' table is plain Chinese.
         "forfeit_reasons": {code: _(label) for code, label in FORFEIT_REASONS.items()},
         "reports": filed,
@@ -133,7 +132,6 @@ def _context(
             >= reports.UPHELD_REPORTS_FOR_A_DEDUCTION
         ],
         "audit": audit,
-        "events_json": json.dumps(events, ensure_ascii=False),
         "qr_url": reverse("scoring:table-qr", args=[event.tournament.slug, event.slug, table.pk]),
         "poll_seconds": POLL_SECONDS,
     }
@@ -258,16 +256,6 @@ def _version(request) -> int:
     return version
 
 
-def _order(top: str, place: str) -> list[str]:
-    """The finishing order from one decision: who took 上游 and where the partner finished."""
-    if top not in ("A", "B") or place not in ("2", "3", "4"):
-        raise TableError("invalid_order", _("请选择上游方和对家名次。"))
-    other = "B" if top == "A" else "A"
-    order = [top, other, other, other]
-    order[int(place) - 1] = top
-    return order
-
-
 def _record(request, table, event: dict, *, reason: str = "", reported_by: str = "") -> str:
     """Record ``event`` on the table with the phone's key and page version: the one way
     the referee pages record an event. The flash says so when it was a resend."""
@@ -283,127 +271,60 @@ def _record(request, table, event: dict, *, reason: str = "", reported_by: str =
     return text if created else _("（已记录过，未重复记录）") + text
 
 
-def _records(table, what: str):
-    """The table's scorer, when its sport records ``what`` ("penalty", "point" …)."""
-    engine = table.match.round.stage.event.scorer()
-    if not engine.records(what):
-        raise TableError("not_for_sport", _("这个项目没有这项记录。"))
-    return engine
+def _recorded(request, table, entry: entries.Entry) -> str:
+    return _record(
+        request, table, entry.payload, reason=entry.reason, reported_by=entry.reported_by
+    )
+
+
+def _engine(table):
+    return table.match.round.stage.event.scorer()
 
 
 @referee_action()
 def record_deal(request, table):
-    # One tap: the button's value is the side with 上游 and its partner's place ("A3").
-    choice = request.POST.get("deal", "")
-    return _record(request, table, {"order": _order(choice[:1], choice[1:])})
-
-
-def _score(raw: str, what: str) -> int:
-    value = whole_number(raw, maximum=999)
-    if value is None:
-        raise TableError(
-            "invalid_score",
-            _("%(what)s必须是0到999之间的整数，收到“%(value)s”。")
-            % {"what": what, "value": plain_text(raw, limit=20)},
-        )
-    return value
-
-
-def _rally_game(request) -> dict:
-    """羽毛球, 乒乓球: a whole game's score (21–17)."""
-    home = _score(request.POST.get("home", ""), _("主方得分"))
-    away = _score(request.POST.get("away", ""), _("客方得分"))
-    return {"home": home, "away": away}
-
-
-def _xiangqi_game(request) -> dict:
-    """象棋: a game's result and who moved first."""
-    result = request.POST.get("result", "")
-    first_move = request.POST.get("first_move", "")
-    if result not in ("home", "away", "draw"):
-        raise TableError("invalid_result", _("请选择这一盘的结果。"))
-    if first_move not in ("home", "away"):
-        raise TableError("invalid_first_move", _("请选择这一盘的先手方。"))
-    return {"result": result, "first_move": first_move}
-
-
-# Each sport's game form (its fields are in the sport's part of the table page).
-GAME_FORMS = {"rally": _rally_game, "xiangqi": _xiangqi_game}
+    return _recorded(request, table, entries.deal(request.POST, _engine(table)))
 
 
 @referee_action()
 def record_game(request, table):
-    """One whole game: a rally game's score (羽毛球 21–17) or a chess game's result and who
-    moved first (象棋)."""
-    engine = _records(table, "game")
-    return _record(request, table, GAME_FORMS[engine.kind](request))
-
-
-def _side_event(request, table, name: str, missing: str) -> str:
-    """A rally event naming one side: ``{name: "home" | "away"}``."""
-    _records(table, name)
-    side = request.POST.get("side", "")
-    if side not in ("home", "away"):
-        raise TableError("invalid_side", missing)
-    return _record(request, table, {name: side})
+    """One whole game: a rally game's score or a chess game's result and first move."""
+    return _recorded(request, table, entries.game(request.POST, _engine(table)))
 
 
 @referee_action()
 def record_point(request, table):
     """Point by point (羽毛球/乒乓球): the rally's winner."""
-    return _side_event(request, table, "point", _("请选择得分的一方。"))
+    return _recorded(request, table, entries.point(request.POST, _engine(table)))
 
 
 @referee_action()
 def record_first_server(request, table):
     """猜先: who serves first in the match."""
-    return _side_event(request, table, "first_server", _("请选择首先发球的一方。"))
+    return _recorded(request, table, entries.first_server(request.POST, _engine(table)))
 
 
 @referee_action()
 def record_penalty(request, table):
-    _records(table, "penalty")
-    team, kind = request.POST.get("team", ""), request.POST.get("kind", "levels")
-    if team not in ("A", "B"):
-        raise TableError("invalid_team", _("请选择受罚的一方。"))
-    body = {"team": team, "kind": kind}
-    if kind == "levels":
-        levels = whole_number(request.POST.get("levels", ""), maximum=INT)
-        if not levels:
-            raise TableError("invalid_levels", _("扣级数必须是不小于1的整数。"))
-        body["levels"] = levels
-    reason = plain_text(request.POST.get("reason", ""))
-    if not reason:
-        raise TableError("no_reason", _("请写明处罚原因。"))
-    if kind == "disqualify" and request.POST.get("confirm") != "1":
+    entry = entries.penalty(request.POST, _engine(table))
+    if entry.payload["penalty"]["kind"] == "disqualify" and request.POST.get("confirm") != "1":
         raise TableError(
             "unconfirmed", _("取消比赛资格不可撤回：请勾选“确认取消比赛资格”后再提交。")
         )
-    return _record(
-        request,
-        table,
-        {"penalty": body},
-        reason=reason,
-        reported_by=request.POST.get("reported_by", ""),
-    )
+    return _recorded(request, table, entry)
 
 
 @referee_action()
 def record_time_up(request, table):
-    _records(table, "time_up")
-    return _record(request, table, {"time_up": True})
+    return _recorded(request, table, entries.time_up(request.POST, _engine(table)))
 
 
 @referee_action()
 def record_forfeit(request, table):
-    # A page loaded before the codes were one table may still send an old code.
-    team, reason = request.POST.get("team", ""), forfeit_code(request.POST.get("reason", ""))
-    if team not in ("A", "B") or reason not in FORFEIT_REASONS:
-        raise TableError("invalid_forfeit", _("请选择判负的一方和原因。"))
+    entry = entries.forfeit(request.POST, _engine(table))
     if request.POST.get("confirm") != "1":
         raise TableError("unconfirmed", _("判负不可撤回：请勾选“确认判负”后再提交。"))
-    engine = table.match.round.stage.event.scorer()
-    return _record(request, table, engine.forfeit(team, reason), reason=FORFEIT_REASONS[reason])
+    return _recorded(request, table, entry)
 
 
 @referee_action()
@@ -420,7 +341,7 @@ def submit(request, table):
 
 @referee_action()
 def report(request, table):
-    _records(table, "penalty")  # three upheld reports cost levels
+    entries.needs(_engine(table), "penalty")  # three upheld reports cost levels
     reports.add_report(
         table=table,
         team=request.POST.get("team", ""),
@@ -457,7 +378,7 @@ def rule_report(request, table, report_id: int):
 
 @referee_action(chief_only=True)
 def report_deduction(request, table):
-    _records(table, "penalty")
+    entries.needs(_engine(table), "penalty")
     reports.apply_report_deduction(
         table=table,
         team=request.POST.get("team", ""),

@@ -1,0 +1,166 @@
+"""The chief referee's correction page (更正): the table's record as a list, edited with the
+same controls as entry — pick the wrong entry and change it, insert one before it, remove
+it, or add one at the end — with the engine's replay shown before and after, then saved
+with a reason. Nothing is written until 保存更正; the draft travels with the page.
+
+A correction is checked against the version the chief was looking at when they began, like
+every other write: one made on a stale view is refused and says who changed the table.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+from guandan_cup.inputs import INT, whole_number
+from scoring import entries
+from scoring.engines.common import FORFEIT_REASONS
+from scoring.models import TableMatch
+from scoring.services import common, corrections
+from scoring.services.common import TableError
+from tournaments.access import is_chief
+
+# The largest record a correction may hold: far more than a real match (a Guandan game of
+# 60 deals, a rally match point by point), small enough that a page cannot post a flood.
+MAX_EVENTS = 600
+
+
+def _load(slug: str, event_slug: str, table_id: int) -> TableMatch:
+    return get_object_or_404(
+        TableMatch.objects.with_people(
+            "match__round__stage__event__tournament", "match__home", "match__away"
+        ),
+        pk=table_id,
+        match__round__stage__event__tournament__slug=slug,
+        match__round__stage__event__slug=event_slug,
+        match__round__stage__draw__undone_at__isnull=True,
+    )
+
+
+def _draft(request, table: TableMatch) -> list[dict]:
+    """The draft the page posted back, else the table's current record."""
+    raw = request.POST.get("events")
+    if raw is None:
+        return [e.payload for e in common.active_events(table)]
+    try:
+        draft = json.loads(raw)
+    except (ValueError, RecursionError):
+        draft = None
+    if not isinstance(draft, list) or len(draft) > MAX_EVENTS:
+        raise TableError("invalid_draft", _("更正草稿无法读取，请重新开始更正。"))
+    return draft
+
+
+def _outcome(engine, table: TableMatch, payloads: list[dict], names: dict) -> dict:
+    """What a record comes to: the score (levels, games or points), the winner and how."""
+    state, described = common.replay_table(table, payloads)
+    stored = engine.state_dict(state)
+    winner = engine.winner(stored)
+    home, away = engine.score(stored)
+    return {
+        "score": f"{home} : {away}",
+        "over": engine.match_over(stored),
+        "winner": names.get(winner, "") if winner else "",
+        "described": described,
+    }
+
+
+def _edited(draft: list[dict], post, engine) -> list[dict]:
+    """The draft after one change from the page: ``mode`` replace / insert (before
+    ``index``) / append with the control ``entry``'s fields, or delete ``index``."""
+    mode = post.get("mode", "")
+    index = whole_number(post.get("index", ""), maximum=INT)
+    if mode != "append" and (index is None or not 0 <= index < len(draft)):
+        raise TableError("invalid_index", _("请选择要更正的那一条记录。"))
+    if mode == "delete":
+        return draft[:index] + draft[index + 1 :]
+    control = entries.CONTROLS.get(post.get("entry", ""))
+    if control is None or mode not in ("replace", "insert", "append"):
+        raise TableError("invalid_change", _("请选择一项记录内容。"))
+    payload = engine.normalise(control(post, engine).payload)
+    if mode == "append":
+        return [*draft, payload]
+    if mode == "insert":
+        return [*draft[:index], payload, *draft[index:]]
+    return [*draft[:index], payload, *draft[index + 1 :]]
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def correction_page(
+    request: HttpRequest, slug: str, event_slug: str, table_id: int
+) -> HttpResponse:
+    table = _load(slug, event_slug, table_id)
+    event = table.match.round.stage.event
+    if not event.tournament.is_public and not request.user.is_staff:
+        raise Http404("No such tournament")
+    if not is_chief(request.user, event.tournament):
+        raise PermissionDenied("Chief referees correct results.")
+    engine = event.scorer()
+    names = common.side_names(table)
+    problem = ""
+    # The version the chief began from: carried by the page through every step.
+    version = whole_number(request.POST.get("version", ""), maximum=INT)
+    if version is None:
+        version = table.version
+    try:
+        draft = _draft(request, table)
+    except TableError as err:
+        problem, draft = err.message, [e.payload for e in common.active_events(table)]
+    action = request.POST.get("action", "")
+    editing = None
+    if request.method == "POST" and not problem:
+        try:
+            if action == "change":
+                changed = _edited(draft, request.POST, engine)
+                _outcome(engine, table, changed, names)  # refused if the record cannot be
+                draft = changed
+            elif action == "pick":
+                editing = whole_number(request.POST.get("index", ""), maximum=INT)
+            elif action == "save":
+                corrections.correct_table(
+                    table=table,
+                    events=draft,
+                    reason=request.POST.get("reason", ""),
+                    user=request.user,
+                    expected_version=version,
+                )
+                messages.success(request, _("记录已更正。"))
+                return redirect(
+                    "scoring:table", slug=slug, event_slug=event_slug, table_id=table.pk
+                )
+        except TableError as err:
+            problem = err.message
+    before = _outcome(engine, table, [e.payload for e in common.active_events(table)], names)
+    try:
+        after = _outcome(engine, table, draft, names)
+    except TableError as err:
+        problem, after = problem or err.message, None
+    context = {
+        "tournament": event.tournament,
+        "event": event,
+        "table": table,
+        "engine": engine,
+        "rules": engine.rules,
+        "home_name": names["A"],
+        "away_name": names["B"],
+        "rows": after["described"] if after else [(p, "") for p in draft],
+        "before": before,
+        "after": after,
+        "changed": after is not None and draft != [e for e, _t in before["described"]],
+        "draft_json": json.dumps(draft, ensure_ascii=False),
+        "version": version,
+        "editing": editing,
+        "problem": problem,
+        "reason": request.POST.get("reason", ""),
+        "places": entries.PLACES,
+        "forfeit_reasons": {code: _(label) for code, label in FORFEIT_REASONS.items()},
+    }
+    return render(request, "scoring/correction.html", context, status=422 if problem else 200)

@@ -25,7 +25,22 @@ def after_confirmation(table: TableMatch, user) -> None:
     # A forfeit ends the entry's event where the rules say so (Anhui: 弃权 … 比赛资格就此终止;
     # for chess and the ball games always: 弃权者…后面的比赛资格就此终止).
     engine = event.scorer()
+    # 取消资格 ends the pair's (or player's) event whatever the rule set says of forfeits:
+    # its later matches are walkovers and it receives no place. In a team tie the
+    # disqualified pair loses its table (as a forfeited table is a lost table).
     if (
+        engine.decided_by(table.state) == "disqualification"
+        and table.winner in ("A", "B")
+        and event.entry_kind != Event.EntryKind.TEAM
+    ):
+        loser_id = match.away_id if table.winner == "A" else match.home_id
+        if loser_id:
+            entry = Entry.objects.get(pk=loser_id)
+            if entry.status in (Entry.Status.REGISTERED, Entry.Status.ELIMINATED):
+                entry.status = Entry.Status.DISQUALIFIED
+                entry.status_reason = _disqualification_reason(table)
+                entry.save(update_fields=["status", "status_reason"])
+    elif (
         engine.forfeit_ends_event
         and engine.decided_by(table.state) == "forfeit"
         and table.winner in ("A", "B")
@@ -38,6 +53,17 @@ def after_confirmation(table: TableMatch, user) -> None:
                 entry.status, entry.status_reason = Entry.Status.ELIMINATED, _("弃权")
                 entry.save(update_fields=["status", "status_reason"])
     update_tie(match, user)
+
+
+def _disqualification_reason(table: TableMatch) -> str:
+    """取消比赛资格, with the referee's reason for it."""
+    penalty = (
+        table.events.filter(undone_at__isnull=True, payload__penalty__kind="disqualify")
+        .order_by("-seq")
+        .first()
+    )
+    reason = penalty.reason if penalty is not None else ""
+    return (_("取消比赛资格：%(reason)s") % {"reason": reason}) if reason else _("取消比赛资格")
 
 
 def tie_result(match: Match) -> tuple[str | None, dict, bool, float]:

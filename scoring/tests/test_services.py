@@ -480,6 +480,34 @@ def test_an_anhui_forfeit_ends_the_pairs_event_and_its_next_opponent_gets_a_walk
     assert third.loser_entry == forfeiting
 
 
+def test_an_anhui_disqualification_ends_the_pairs_event_and_gets_it_no_place(people):
+    from tournaments.draw.selectors import placings
+
+    referee, chief = people
+    semi1, semi2, third = _play_anhui_to_the_semi_finals(referee, chief)
+    disqualified = semi1.home
+    table = tables(semi1)[0]
+    record(table, {"penalty": {"team": "A", "kind": "disqualify"}}, referee, reason="与裁判争吵")
+    submit_table(table=table, user=referee)
+    confirm_table(table=table, user=chief)
+    disqualified = fresh(disqualified)
+    assert disqualified.status == Entry.Status.DISQUALIFIED
+    assert "与裁判争吵" in disqualified.status_reason
+    semi1 = fresh(semi1)
+    assert semi1.winner == Match.Side.AWAY
+    win_tie(semi2, "A", referee, chief)
+    third = fresh(third)
+    # The 季军争夺战 is no match with a deal pad: a walkover for the other semi-final's loser.
+    assert third.status == Match.Status.WALKOVER
+    assert third.entry(third.winner) == fresh(semi2).loser_entry
+    win_tie(fresh(semi1.winner_to), "A", referee, chief)
+    event = semi1.round.stage.event
+    places = placings(event)
+    assert [rank for rank, _e in places] == [1, 2, 3]
+    assert disqualified.pk not in {e.pk for _r, e in places}
+    assert disqualified.pk not in {e.pk for _r, e in placings(event, all_places=True)}
+
+
 def test_a_walkover_tie_lists_no_pairs_as_missing(people):
     referee, chief = people
     semi1, semi2, third = _play_anhui_to_the_semi_finals(referee, chief)

@@ -129,7 +129,7 @@ def places_of(
     mine = [m for m in matches if m.round.stage_id == last.pk]
     out = _podium(last, mine, entries)
     if not all_places or not out or not all(m.is_decided for m in matches):
-        return out
+        return _without_disqualified(out)
     placed = {entry.pk for _rank, entry in out}
     more: list[tuple[int, int]] = []
     for stage in reversed(stages):
@@ -155,7 +155,13 @@ def places_of(
         if pk not in placed and pk in entries:
             placed.add(pk)
             out.append((rank, entries[pk]))
-    return out
+    return _without_disqualified(out)
+
+
+def _without_disqualified(places: list[tuple[int, Entry]]) -> list[tuple[int, Entry]]:
+    """A disqualified entry (取消资格) receives no place — and so no prize or 纪念奖; the
+    others keep the places the bracket gives them (the disqualified one's stays empty)."""
+    return [(rank, e) for rank, e in places if e.status != Entry.Status.DISQUALIFIED]
 
 
 def _podium(last: Stage, matches: list[Match], entries: dict[int, Entry]):

@@ -90,6 +90,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "tournaments.manage.forms",
             "tournaments.manage.services",
             "tournaments.manage.selectors",
+            "tournaments.setup.forms",
             "tournaments.forms",
             "scoring.services",
             "scoring.services.*",

@@ -24,7 +24,9 @@ def correct_table(
     expected_version: int | None = None,
 ) -> TableMatch:
     """The chief referee replaces a table's record (after submission or confirmation) with a
-    reason. The old events stay, marked undone; the tie and the bracket are re-derived."""
+    reason. The old events stay, marked undone; a finished record is submitted again in the
+    corrector's name, to be confirmed by a second person; the tie and the bracket are
+    re-derived when who won the table changed."""
     reason = plain_text(reason, limit=300)
     if not reason:
         raise TableError("no_reason", _("更正必须写明原因。"))
@@ -60,12 +62,24 @@ def correct_table(
         table.save(
             update_fields=["status", "submitted_by", "submitted_at", "confirmed_by", "confirmed_at"]
         )
+    elif table.status in (TableMatch.Status.SUBMITTED, TableMatch.Status.CONFIRMED):
+        # The second person, always: a corrected result is the corrector's, submitted by
+        # them, and stands once someone else confirms it (scoring.services.confirmation).
+        table.status = TableMatch.Status.SUBMITTED
+        table.submitted_by, table.submitted_at = actor, now
+        table.confirmed_by = table.confirmed_at = None
+        table.save(
+            update_fields=["status", "submitted_by", "submitted_at", "confirmed_by", "confirmed_at"]
+        )
     common.audit(
         table, user, "correct", _("更正记录"), before=before, after=table.state, reason=reason
     )
     table.match.round.stage.event.bump_version()
     if old_status == TableMatch.Status.CONFIRMED and (
-        old_winner != table.winner or table.status != old_status
+        old_winner != table.winner or table.status == TableMatch.Status.OPEN
     ):
+        # Who won the table changed (or it plays on): the tie is worked out again from its
+        # confirmed tables — without this one until its corrected result is confirmed. The
+        # same winner with other details leaves the tie as it is meanwhile.
         ties.redecide_tie(table.match, user, reason)
     return table

@@ -114,6 +114,11 @@ def update_tie(match: Match, user) -> None:
             match.round.stage.event.bump_version()
         return
     if not decided:
+        if (match.home_score, match.away_score) != (wins["A"], wins["B"]):
+            # The running score of a tie still in play (tables confirmed so far).
+            match.home_score, match.away_score = wins["A"], wins["B"]
+            match.save(update_fields=["home_score", "away_score"])
+            match.round.stage.event.bump_version()
         return
     side = {"A": Match.Side.HOME, "B": Match.Side.AWAY}.get(winner)
     draw_results.record_result(

@@ -61,5 +61,11 @@ def test_the_chief_corrects_a_wrong_side_deal_by_tap_on_a_phone(live_server, bro
     assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
     table.refresh_from_db()
     assert table.winner == "B"
+    # Corrected by the chief, confirmed by someone else: the referee at the table.
+    expect(page.get_by_text("更正结果的人不能确认")).to_be_visible()
+    Official.objects.create(
+        tournament=tournament, name="裁判甲", role=Official.Role.REFEREE, user=referee
+    )
+    confirm_table(table=table, user=referee)
     match.refresh_from_db()
     assert (match.home_score, match.away_score) == (0, 1)

@@ -81,6 +81,12 @@ def test_the_chief_corrects_a_deal_entered_for_the_wrong_side_in_a_few_taps(clie
     assert AuditEntry.objects.filter(
         table=table, action="correct", reason="上游记错了一方"
     ).exists()
+    # The corrected result is the chief's: it waits for a second official, and the page
+    # says so instead of offering the chief a button they may not press.
+    assert table.status == TableMatch.Status.SUBMITTED
+    page = client.get(table_url("scoring:table", table)).content.decode()
+    assert "确认结果</button>" not in page and "更正结果的人不能确认" in page
+    confirm_table(table=table, user=cast.referee)
     match = Match.objects.get(pk=table.match_id)
     assert (match.home_score, match.away_score) == (0, 1)
 

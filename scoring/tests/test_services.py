@@ -811,6 +811,12 @@ def test_a_correction_after_confirmation_re_derives_the_tie_and_the_next_tie(peo
         user=chief,
     )
     assert table.winner == "B"
+    # The second person, always: the corrected result is the chief's, submitted in their
+    # name; they may not confirm it themselves, another official does.
+    assert table.status == TableMatch.Status.SUBMITTED and table.submitted_by == chief
+    with pytest.raises(TableError):
+        confirm_table(table=table, user=chief)
+    table = confirm_table(table=table, user=referee)
     assert table.status == TableMatch.Status.CONFIRMED
     # The old record is kept, marked undone; the new one is appended.
     assert TableEvent.objects.count() == count + 2
@@ -831,7 +837,9 @@ def test_a_correction_after_confirmation_re_derives_the_tie_and_the_next_tie(peo
     audit = AuditEntry.objects.get(action="correct")
     assert (audit.actor, audit.reason, audit.table_id) == (chief, "记分表与录入不符", t1.pk)
     assert audit.before["winner"] == "A" and audit.after["winner"] == "B"
-    assert AuditEntry.objects.filter(action="tie_corrected", match=qf1).exists()
+    # Reopened by the correction until a second official confirmed it, then decided again.
+    assert AuditEntry.objects.filter(action="tie_reopened", match=qf1).exists()
+    assert AuditEntry.objects.filter(action="tie_decided", match=qf1).count() == 2
 
 
 def test_a_correction_that_undecides_a_two_nil_tie_reopens_its_stopped_table(people):
@@ -847,6 +855,7 @@ def test_a_correction_that_undecides_a_two_nil_tie_reopens_its_stopped_table(peo
         reason="记分表与录入不符",
         user=chief,
     )
+    confirm_table(table=t1, user=referee)  # a second official confirms the correction
     assert not fresh(match).is_decided
     t3 = fresh(t3)
     assert t3.status == TableMatch.Status.OPEN
@@ -878,6 +887,7 @@ def _decide_a_semi_final_then_correct_its_first_feeder(referee, chief):
         reason="迟到未按时判负",
         user=chief,
     )
+    confirm_table(table=tables(qf1)[0], user=referee)
     return fresh(qf1), fresh(semi), fresh(final), before
 
 
@@ -945,6 +955,7 @@ def test_a_correction_to_one_all_reopens_the_tie_until_the_third_table_decides_i
     correct_table(
         table=t1, events=[{"order": list("BBAA")}, {"time_up": True}], reason="记错", user=chief
     )
+    confirm_table(table=t1, user=referee)
     win_table(t3, "B", referee, chief)
     match = fresh(match)
     assert match.winner == Match.Side.AWAY
@@ -961,6 +972,9 @@ def test_a_correction_in_an_undecided_tie_leaves_it_undecided(people):
     correct_table(
         table=t1, events=[{"order": list("BBAA")}, {"time_up": True}], reason="记错", user=chief
     )
+    # Until a second official confirms the corrected table, it counts for neither side.
+    assert (fresh(match).home_score, fresh(match).away_score) == (0, 0)
+    confirm_table(table=t1, user=referee)
     match = fresh(match)
     assert not match.is_decided
     assert (match.home_score, match.away_score) == (0, 1)
@@ -1040,7 +1054,8 @@ def test_every_action_is_audited_and_no_table_event_is_ever_deleted(
             reason="更正胜方",
             user=chief,
         )
-    )  # the tie: 1:2
+    )
+    step(lambda: confirm_table(table=t1, user=referee))  # a second official: the tie 1:2
     assert counts == sorted(counts)
     assert fresh(match).winner == Match.Side.AWAY
 
@@ -1057,8 +1072,9 @@ def test_every_action_is_audited_and_no_table_event_is_ever_deleted(
         "submit",
         "confirm",
         "correct",
+        "confirm",
     ]
-    by_action = {a.action: a for a in audit}
+    by_action = {a.action: a for a in audit if a.action != "confirm" or a.actor == chief}
     assert by_action["event"].actor == referee
     assert by_action["whistle"].actor == chief
     assert by_action["confirm"].actor == chief
@@ -1077,7 +1093,8 @@ def test_every_action_is_audited_and_no_table_event_is_ever_deleted(
     match_actions = set(
         AuditEntry.objects.filter(match=match, table__isnull=True).values_list("action", flat=True)
     )
-    assert match_actions == {"check_in", "tie_decided", "tie_corrected"}
+    # Decided 2:1, reopened by the correction, decided 1:2 once a second official confirmed.
+    assert match_actions == {"check_in", "tie_decided", "tie_reopened"}
     # Nothing deleted: every event ever recorded on t1 is still there, undone or not.
     assert TableEvent.objects.filter(table=t1).count() == 7
     assert TableEvent.objects.filter(table=t1, undone_at__isnull=True).count() == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -208,13 +209,54 @@ def settle(matches: list[Match]) -> None:
                 if target and entry is not None:
                     nxt = Match.objects.select_for_update().get(pk=target)
                     if getattr(nxt, f"{side}_id") != entry.pk:
+                        if getattr(nxt, f"{side}_id") and (
+                            nxt.is_decided or nxt.status == Match.Status.IN_PROGRESS
+                        ):
+                            # Played (or under way) with someone else, as after a
+                            # correction: its record is kept, the chief referee decides.
+                            flag_for_review(nxt, match, entry)
+                            continue
                         setattr(nxt, side, entry)
                         nxt.save(update_fields=[side])
                         signals.announce([nxt])
+                    elif nxt.needs_review and feeders_agree(nxt):
+                        nxt.needs_review, nxt.review_note = False, ""
+                        nxt.save(update_fields=["needs_review", "review_note"])
+                        nxt.round.stage.event.bump_version()
                     queue.append(nxt)
         stages.add(match.round.stage_id)
     for stage in Stage.objects.filter(pk__in=stages):
         _advance_stage(stage)
+
+
+def flag_for_review(target: Match, source: Match, entry) -> None:
+    """``target`` was played (or is under way) with another entry than ``source``'s result now
+    sends it: its record is kept and it is flagged for the chief referee (needs_review)."""
+    target.needs_review = True
+    target.review_note = _("上一场（%(m)s）的结果已更正，本场对阵应为%(e)s；请裁判长复核。") % {
+        "m": str(source),
+        "e": entry.name if entry else "—",
+    }
+    target.save(update_fields=["needs_review", "review_note"])
+
+
+def feeders_agree(target: Match) -> bool:
+    """Whether every decided match feeding ``target`` sends the entry its slot holds: the
+    contradiction a review flag was raised for is gone."""
+    for feeder in Match.objects.filter(Q(winner_to=target) | Q(loser_to=target)).select_related(
+        "home", "away"
+    ):
+        if not feeder.is_decided:
+            return False
+        for to_id, side, entry in (
+            (feeder.winner_to_id, feeder.winner_to_side, feeder.winner_entry),
+            (feeder.loser_to_id, feeder.loser_to_side, feeder.loser_entry),
+        ):
+            if to_id == target.pk and getattr(target, f"{side}_id") != (
+                entry.pk if entry else None
+            ):
+                return False
+    return True
 
 
 def _walkover_if_out(match: Match) -> None:

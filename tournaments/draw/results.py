@@ -81,14 +81,9 @@ def _move_on_after_correction(match: Match) -> list[Match]:
             continue
         target = Match.objects.select_for_update().get(pk=target_id)
         if target.is_decided or target.status == Match.Status.IN_PROGRESS:
-            target.needs_review = True
-            target.review_note = _(
-                "上一场（%(m)s）的结果已更正，本场对阵应为%(e)s；请裁判长复核。"
-            ) % {
-                "m": str(match),
-                "e": entry.name if entry else "—",
-            }
-            target.save(update_fields=["needs_review", "review_note"])
+            if getattr(target, f"{side}_id") == (entry.pk if entry else None):
+                continue  # already the right entry
+            progress.flag_for_review(target, match, entry)
             continue
         setattr(target, side, entry)
         target.save(update_fields=[side])

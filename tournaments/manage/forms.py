@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from guandan_cup.inputs import BIG_INT, normalise_name, sensible_year, whole_number
-from tournaments.models import Event, Official, Tournament, Unit, Venue
+from tournaments.models import Event, Official, Tournament, Unit
 from tournaments.standings.rules import parse_points
 
 
@@ -118,6 +118,8 @@ class TournamentForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        if "standings_joint" not in self.fields:
+            return  # a form without the standings' settings (新建比赛: the defaults)
         self.fields["standings_joint"].required = False  # left empty: shared
         if not self.is_bound and self.instance.pk:
             self.initial["standings_points"] = "/".join(
@@ -358,144 +360,3 @@ class OfficialForm(forms.Form):
 
 # Fields of a new tournament: the notice and its dates (the rest keeps its defaults and is
 # set later under 比赛信息).
-NEW_TOURNAMENT_FIELDS = [
-    "name",
-    "slug",
-    "organiser_name",
-    "starts_on",
-    "start_time",
-    "registration_deadline",
-    "leaders_meeting_at",
-    "leaders_meeting_place",
-    "one_event_per_person",
-    "confirmation",
-    "notice_title",
-    "notice_addressee",
-    "notice_text",
-    "notice_date",
-    "rules_title",
-    "rules_text",
-]
-
-
-def clean_new_slug(value: str) -> str:
-    slug = (value or "").strip().lower()
-    if Tournament.objects.filter(slug=slug).exists():
-        raise forms.ValidationError(
-            _("标识“%(slug)s”已被另一场比赛使用，请换一个（例如加上年份）。") % {"slug": slug}
-        )
-    return slug
-
-
-SLUG_HELP = _("网址中的比赛标识：小写字母、数字和连字符，例如 nantong-2015")
-SLUG_MESSAGE = _("标识只能由小写字母、数字、连字符和下划线组成，例如 nantong-2015。")
-
-
-class NewTournamentForm(TournamentForm):
-    """新建比赛: the notice, its dates and the address of its pages."""
-
-    slug = forms.SlugField(
-        label=_("标识"),
-        max_length=64,
-        help_text=SLUG_HELP,
-        error_messages={"invalid": SLUG_MESSAGE},
-    )
-
-    class Meta(TournamentForm.Meta):
-        fields = NEW_TOURNAMENT_FIELDS
-
-    def clean_slug(self):
-        return clean_new_slug(self.cleaned_data["slug"])
-
-
-class CopyTournamentForm(forms.Form):
-    """复制往届比赛: the new year's address, name and dates; everything else is carried over."""
-
-    slug = forms.SlugField(
-        label=_("新比赛标识"),
-        max_length=64,
-        help_text=SLUG_HELP,
-        error_messages={"invalid": SLUG_MESSAGE},
-    )
-    name = forms.CharField(label=_("新比赛名称"), max_length=200)
-    notice_title = forms.CharField(label=_("通知标题"), max_length=300)
-    starts_on = forms.DateField(
-        label=_("比赛日期"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
-    )
-    start_time = forms.TimeField(
-        label=_("开始时间"),
-        required=False,
-        widget=forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
-    )
-    registration_deadline = forms.DateTimeField(
-        label=_("报名截止时间"),
-        required=False,
-        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
-    )
-    leaders_meeting_at = forms.DateTimeField(
-        label=_("领队会议时间"),
-        required=False,
-        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
-    )
-
-    def clean_slug(self):
-        return clean_new_slug(self.cleaned_data["slug"])
-
-    def clean_name(self):
-        name = normalise_name(self.cleaned_data["name"])
-        if not name:
-            raise forms.ValidationError(_("名称不能只有空格或不可见字符。"))
-        return name
-
-    def clean(self):
-        cleaned = super().clean()
-        for name in ("starts_on", "registration_deadline", "leaders_meeting_at"):
-            value = cleaned.get(name)
-            if value and not sensible_year(value):
-                self.add_error(name, _("日期须在1900年到2999年之间。"))
-        deadline_after_start(self, cleaned)
-        return cleaned
-
-
-class VenueForm(forms.ModelForm):
-    """A venue (场地) and how many tables (or courts) it has."""
-
-    # A union's hall holds a few dozen tables; 200 is more than any event needs.
-    TABLES = (1, 200)
-    ORDER = (0, 999)
-
-    class Meta:
-        model = Venue
-        fields = ["name", "tables", "order"]
-
-    def __init__(self, *args, tournament: Tournament, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.instance.tournament = tournament
-        low, high = self.TABLES
-        self.fields["tables"] = bounded(
-            self.fields["tables"],
-            low=low,
-            high=high,
-            message=_("桌数须是%(low)s到%(high)s之间的整数。") % {"low": low, "high": high},
-        )
-        self.fields["tables"].required = True
-        self.fields["tables"].initial = None  # the model's 0 is no venue's table count
-        self.fields["tables"].help_text = _("掼蛋团体赛每场占三张桌；羽毛球、乒乓球填场地数")
-        low, high = self.ORDER
-        self.fields["order"] = bounded(
-            self.fields["order"],
-            low=low,
-            high=high,
-            message=_("顺序须是%(low)s到%(high)s之间的整数。") % {"low": low, "high": high},
-        )
-        self.fields["order"].required = False
-
-    def clean_name(self):
-        name = normalised_name(self.cleaned_data["name"], max_length=Venue.name.field.max_length)
-        clash = Venue.objects.filter(tournament=self.instance.tournament, name=name)
-        if clash.exclude(pk=self.instance.pk).exists():
-            raise forms.ValidationError(_("已有名为“%(name)s”的场地。") % {"name": name})
-        return name
-
-    def clean_order(self):
-        return self.cleaned_data.get("order") or 0

@@ -40,7 +40,7 @@ def _organiser_name(user) -> str:
 
 @transaction.atomic
 def create_tournament(*, form, user) -> Tournament:
-    """Save a valid :class:`NewTournamentForm` as a draft; a creator who is not a superuser
+    """Save a valid :class:`tournaments.setup.forms.NewTournamentForm` as a draft; a creator who is not a superuser
     becomes its organiser (组织者), so its pages are theirs."""
     tournament = form.save(commit=False)
     tournament.status = Tournament.Status.DRAFT

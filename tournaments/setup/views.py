@@ -13,8 +13,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 from guandan_cup.inputs import BIG_INT, whole_number
 from tournaments.access import organiser_required
 from tournaments.manage import services
-from tournaments.manage.forms import CopyTournamentForm, NewTournamentForm, VenueForm
 from tournaments.models import Official, Tournament, Venue
+from tournaments.setup.forms import CopyTournamentForm, NewTournamentForm, VenueForm
 
 
 def creator_required(view):

@@ -96,11 +96,11 @@ def test_an_organiser_sets_up_a_tournament_in_the_pages_and_copies_it_to_next_ye
     # Two units and their joint team.
     page.locator(".manage-nav").get_by_role("link", name="单位与领队").click()
     for name in ("教务", "物理"):
-        field(page, "name", name)
+        page.get_by_label("单位名称").fill(name)
         page.select_option("[name='kind']", "union_group")
         page.get_by_role("button", name="添加", exact=True).click()
         expect(page.locator(".unit-list")).to_contain_text(name)
-    field(page, "name", "教务物理联队")
+    page.get_by_label("单位名称").fill("教务物理联队")
     page.select_option("[name='kind']", "joint")
     page.get_by_role("checkbox", name="教务", exact=True).check()
     page.get_by_role("button", name="添加", exact=True).click()

@@ -239,6 +239,7 @@ class AuditEntry(models.Model):
         TIE_CORRECTED = "tie_corrected", _("本场结果更正")
         NOT_PLAYED = "not_played", _("不再进行")
         RESUMED = "resumed", _("继续比赛")
+        RULING = "ruling", _("仲裁裁决")
         WHISTLE = "whistle", _("鸣哨")
         CHECK_IN = "check_in", _("签到")
         REPORT = "report", _("举报")

@@ -39,4 +39,5 @@ urlpatterns = [
         name="checkin",
     ),
     path("t/<slug:slug>/referee/audit/", desk.audit_page, name="audit"),
+    path("t/<slug:slug>/referee/matches/<int:match_id>/ruling/", desk.ruling, name="ruling"),
 ]

@@ -1026,6 +1026,15 @@ ENDPOINTS: dict[str, Endpoint] = {
         ),
         prepare=_submitted,
     ),
+    "scoring:ruling": Endpoint(
+        "chief",
+        "nantong",
+        lambda w, d: reverse("scoring:ruling", args=[w.nantong.slug, w.table.match_id]),
+        lambda w: form({"reason": value("已按原对阵赛完", "")}),
+        prepare=lambda w: Match.objects.filter(pk=w.table.match_id).update(
+            needs_review=True, review_note="本场对阵应为…"
+        ),
+    ),
     "scoring:whistle": Endpoint(
         "chief",
         "nantong",

@@ -226,6 +226,15 @@ def _round(w):
     return {"slug": w.nantong.slug, "round_id": w.round.pk}
 
 
+def _flagged_match(w):
+    return {"slug": w.nantong.slug, "match_id": w.match.pk}
+
+
+def _flag(w):
+    """The tie flagged for the chief referee after a correction (needs_review)."""
+    Match.objects.filter(pk=w.match.pk).update(needs_review=True, review_note="本场对阵应为…")
+
+
 def _reg(w):
     return {"slug": w.reg.slug}
 
@@ -282,6 +291,7 @@ ARGS: dict[str, Callable] = {
     "scoring:report-deduction": _table,
     "scoring:correct": _table,
     "scoring:correction": _table,
+    "scoring:ruling": _flagged_match,
     "scoring:desk": _nantong,
     "scoring:my-tables": _nantong,
     "scoring:whistle": _round,
@@ -383,6 +393,7 @@ WRITING = {
     "scoring:report-deduction",
     "scoring:correct",
     "scoring:correction",
+    "scoring:ruling",
     "scoring:whistle",
     "scoring:checkin",
     "registration:add-entry",
@@ -948,6 +959,15 @@ MATRIX: list[Row] = [
         done=lambda w: fresh(w.table).winner == "B",
     ),
     Row("GET", "scoring:correction", CHIEF, prepare=_submitted),
+    Row(
+        "POST",
+        "scoring:ruling",
+        CHIEF,
+        prepare=_flag,
+        data={"reason": "已按原对阵赛完"},
+        done=lambda w: not Match.objects.filter(needs_review=True).exists(),
+    ),
+    Row("GET", "scoring:ruling", LOGGED_IN_405),
     Row(
         "POST",
         "scoring:correction",

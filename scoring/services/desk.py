@@ -9,9 +9,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from guandan_cup.inputs import plain_text
 from scoring import selectors
 from scoring.engines.common import FORFEIT_REASONS
-from scoring.models import CheckIn, TableMatch
+from scoring.models import AuditEntry, CheckIn, TableMatch
 from scoring.selectors import pair_name
 from scoring.services import common, tables
 from scoring.services.common import TableError
@@ -111,3 +112,29 @@ def forfeit_missing(*, round, user) -> int:
         )
         count += 1
     return count
+
+
+@transaction.atomic
+def keep_with_ruling(*, match: Match, reason: str, user) -> Match:
+    """维持原结果: the chief referee keeps a flagged match's result as it was played (a next
+    match played before a correction changed who should have been in it) with a ruling and
+    its reason — in the audit and in results.pdf's 仲裁组说明 — and the flag goes."""
+    reason = plain_text(reason, limit=300)
+    if not reason:
+        raise TableError("no_reason", _("请写明裁决理由。"))
+    match = Match.objects.select_for_update().select_related("round__stage__event").get(pk=match.pk)
+    if not match.needs_review:
+        raise TableError("not_flagged", _("这场比赛没有待复核的问题。"))
+    note = match.review_note
+    match.needs_review, match.review_note = False, ""
+    match.save(update_fields=["needs_review", "review_note"])
+    common.audit(
+        None,
+        user,
+        AuditEntry.Action.RULING,
+        _("维持原结果：%(note)s") % {"note": note},
+        match=match,
+        reason=reason,
+    )
+    match.round.stage.event.bump_version()
+    return match

@@ -901,6 +901,29 @@ def test_a_correction_flags_a_next_tie_already_decided_for_review(people):
     assert semi.is_decided
 
 
+def test_the_chief_keeps_a_flagged_tie_with_a_ruling_that_results_pdf_prints(people):
+    from scoring.services.desk import keep_with_ruling
+    from tournaments.documents.build import results_context
+
+    referee, chief = people
+    _qf1, semi, _final, _before = _decide_a_semi_final_then_correct_its_first_feeder(referee, chief)
+    assert semi.needs_review
+    with pytest.raises(TableError) as err:
+        keep_with_ruling(match=semi, reason=" ", user=chief)
+    assert err.value.code == "no_reason" and fresh(semi).needs_review
+    keep_with_ruling(match=semi, reason="半决赛已按原对阵赛完，维持原结果", user=chief)
+    semi = fresh(semi)
+    assert not semi.needs_review and semi.review_note == ""
+    ruling = AuditEntry.objects.get(match=semi, action="ruling")
+    assert ruling.actor == chief and ruling.reason == "半决赛已按原对阵赛完，维持原结果"
+    event = semi.round.stage.event
+    item = next(e for e in results_context(event.tournament)["events"] if e["event"] == event)
+    assert [r.pk for r in item["rulings"]] == [ruling.pk]
+    with pytest.raises(TableError) as err:
+        keep_with_ruling(match=semi, reason="再次", user=chief)
+    assert err.value.code == "not_flagged"
+
+
 def test_a_correction_keeps_the_record_of_a_next_tie_already_played(people):
     referee, chief = people
     _qf1, semi, final, before = _decide_a_semi_final_then_correct_its_first_feeder(referee, chief)

@@ -30,7 +30,14 @@ from scoring.selectors import (
     tie_name,
 )
 from scoring.services import common
-from scoring.services.desk import call_time, check_in, forfeit_missing, minutes_left
+from scoring.services.common import TableError
+from scoring.services.desk import (
+    call_time,
+    check_in,
+    forfeit_missing,
+    keep_with_ruling,
+    minutes_left,
+)
 from tournaments.access import can_enter_table, can_issue_login_links, get_event, is_chief
 from tournaments.draw.read import current_round, load_bracket, round_by_id
 from tournaments.live import http as live
@@ -206,6 +213,23 @@ def whistle(request: HttpRequest, slug: str, round_id: int) -> HttpResponse:
         return redirect(f"{reverse('scoring:desk', args=[slug])}?early={rnd.pk}#round-{rnd.pk}")
     called = call_time(round=rnd, user=request.user)
     messages.success(request, _("已鸣哨：%(n)s台时间到。") % {"n": len(called)})
+    return redirect("scoring:desk", slug=slug)
+
+
+@login_required
+@require_POST
+def ruling(request: HttpRequest, slug: str, match_id: int) -> HttpResponse:
+    """维持原结果 for a match flagged after a correction, with the ruling's reason."""
+    tournament = _chief_tournament(request, slug)
+    match = get_object_or_404(
+        Match, pk=match_id, round__stage__event__tournament=tournament, needs_review=True
+    )
+    try:
+        keep_with_ruling(match=match, reason=request.POST.get("reason", ""), user=request.user)
+    except TableError as err:
+        messages.error(request, err.message)
+    else:
+        messages.success(request, _("已维持原结果，裁决已记录。"))
     return redirect("scoring:desk", slug=slug)
 
 

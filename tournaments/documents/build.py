@@ -369,7 +369,7 @@ def prize_for(rank: int | None, entry: Entry) -> str:
 
 def results_context(tournament: Tournament) -> dict:
     """Placings and prizes per event, disqualifications, and one certificate per award."""
-    from scoring.models import TableEvent
+    from scoring.models import AuditEntry, TableEvent
 
     events = []
     certificates = []
@@ -405,9 +405,15 @@ def results_context(tournament: Tournament) -> dict:
                 payload__penalty__kind="disqualify",
             ).select_related("table__home_pair", "table__away_pair")
         )
+        rulings = list(
+            AuditEntry.objects.filter(
+                match__round__stage__event=event, action=AuditEntry.Action.RULING
+            ).select_related("match")
+        )
         events.append(
             {
                 "event": event,
+                "rulings": rulings,
                 "rows": rows,
                 "decided": bool(bracket.placings),
                 "drawn": bracket.drawn,

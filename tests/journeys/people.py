@@ -230,12 +230,17 @@ def import_by_excel(page, base: str, slug: str, event: str, unit: str, pairs, fo
 
 
 # --------------------------------------------------------------------------- the draw
-def physical_draw(page, base: str, slug: str, event: str, event_name: str, lots) -> None:
-    """The lots drawn at the leaders' meeting, typed in on the draw page."""
+def make_draw(page, base: str, slug: str, event: str, event_name: str, lots=None, seed=None):
+    """The lots drawn at the leaders' meeting typed in on the draw page (``lots``: entry
+    name → lot), or the system's random draw with a recorded ``seed``."""
     page.goto(f"{base}/t/{slug}/{event}/draw/")
-    page.locator("input[name=method][value=physical]").check()
-    for name, lot in lots.items():
-        page.get_by_label(f"{name}的签号", exact=True).fill(str(lot))
+    if lots:
+        page.locator("input[name=method][value=physical]").check()
+        for name, lot in lots.items():
+            page.get_by_label(f"{name}的签号", exact=True).fill(str(lot))
+    else:
+        page.locator("input[name=method][value=random]").check()
+        page.fill("#seed", str(seed))
     page.get_by_role("button", name="抽签", exact=True).click()
     expect(page.locator("main")).to_contain_text(f"{event_name}已抽签。")
 
@@ -296,6 +301,51 @@ def submit(page) -> None:
     expect(page.locator("body")).to_contain_text("结果已提交")
 
 
+def ties_to_play(page, base: str, slug: str, event: str) -> list[list[str]]:
+    """The ties on the bracket whose two sides are known and which are not yet played."""
+    page.goto(f"{base}/t/{slug}/{event}/bracket/")
+    ties = []
+    for card in page.locator("li.match.status-pending").all():
+        sides = [s.strip() for s in card.locator(".side .name").all_inner_texts()]
+        if len(sides) == 2 and "待定" not in sides and "轮空" not in sides:
+            ties.append(sides)
+    return ties
+
+
+def referee_of(page, base: str, slug: str, event: str, home: str, away: str, names) -> str:
+    """The referee the schedule page gives a tie (as the organiser printed it for them)."""
+    page.goto(f"{base}/t/{slug}/{event}/schedule/")
+    row = page.locator("tr").filter(has_text=home).filter(has_text=away)
+    chosen = row.locator("select[name^=referee-] option:checked").inner_text()
+    return next(name for name in names if chosen.startswith(name))
+
+
+def play_tie(referee, chief, base, slug, event, home, away, winner, *, deals, tables=1):
+    """The tie's referee scores the ``winner``'s tables deal by deal on their phone and
+    submits each; the chief referee confirms each at the desk. A team tie (``tables`` 3)
+    stops 2–0: its third table says 不再进行."""
+    for number in (1, 2) if tables == 3 else (1,):
+        sides = open_table(referee, base, slug, event, home, away, number)
+        play_deals(referee, deals, side=sides.index(winner))
+        expect(referee.locator(".playing")).to_contain_text("比赛结束")
+        submit(referee)
+        no_overflow(referee)
+        confirm_at_desk(chief, base, slug)
+    if tables == 3:
+        open_table(referee, base, slug, event, home, away, 3)
+        expect(referee.locator("main")).to_contain_text("这一台不再进行")
+
+
+def placings_shown(page, placings) -> None:
+    """The bracket's 名次 panel, updated by its own polling: 冠军, 亚军, 季军, 第4名 …"""
+    labels = ["冠军", "亚军", "季军"]
+    items = page.locator(".placing-list li")
+    expect(items).to_have_count(len(placings), timeout=10_000)
+    for rank, name in enumerate(placings, start=1):
+        label = labels[rank - 1] if rank <= 3 else f"第{rank}名"
+        expect(items.nth(rank - 1)).to_have_text(f"{label} {name}")
+
+
 def confirm_at_desk(page, base: str, slug: str) -> None:
     """The chief referee opens the first result waiting on the desk and confirms it."""
     page.goto(f"{base}/t/{slug}/referee/")
@@ -304,11 +354,16 @@ def confirm_at_desk(page, base: str, slug: str) -> None:
     confirm(page)
 
 
-def check_placings(text: str, placings) -> None:
-    """results.pdf names the 1st, 2nd, 3rd and 4th in that order."""
-    lines = [line.strip() for line in text.splitlines()]
-    at = [next(i for i, line in enumerate(lines) if name in line) for name in placings]
-    assert at == sorted(at), (placings, text)
+def check_placings(text: str, placings, prizes=("一等奖", "二等奖", "三等奖")) -> None:
+    """results.pdf names the 1st, 2nd, 3rd … with their prizes, in that order."""
+    (SHOTS / "results.txt").write_text(text, encoding="utf-8")
+    flat = re.sub(r"\s+", " ", text)
+    at = 0
+    for rank, name in enumerate(placings, start=1):
+        prize = prizes[rank - 1] if rank <= len(prizes) else ""
+        found = re.compile(f"第{rank}名 {re.escape(name)}.*?{prize}").search(flat, at)
+        assert found, (rank, name, prize, flat)
+        at = found.end()
 
 
 def confirm(page) -> None:

@@ -33,6 +33,7 @@ QUARTERS = [("体育", "行政", "体育"), ("教务物理联队", "生物数学
 QUARTERS += [("历史", "实验技术", "历史"), ("后勤", "政治", "政治")]
 SEMIS = [("体育", "生物数学联队", "体育"), ("历史", "政治", "政治")]
 FINALS = [("体育", "政治", "政治"), ("生物数学联队", "历史", "历史")]
+PLACINGS = ["政治", "体育", "历史", "生物数学联队"]
 
 
 def pairs_of(team: str):
@@ -114,9 +115,8 @@ def test_the_nantong_day_from_an_empty_database_to_results_pdf(
 
     # 3. Registration closes; the meeting's lots; the schedule with a referee per tie.
     people.set_status(organiser, base, SLUG, "截止报名", "报名截止")
-    people.physical_draw(
-        organiser, base, SLUG, EVENT, "掼蛋团体赛", {t: n for n, t in enumerate(LOTS, 1)}
-    )
+    lots = {team: n for n, team in enumerate(LOTS, 1)}
+    people.make_draw(organiser, base, SLUG, EVENT, "掼蛋团体赛", lots=lots)
     start = dt.datetime.combine(day, dt.time(14, 0), tzinfo=SHANGHAI)
     assignments = people.schedule_with_referees(organiser, base, SLUG, EVENT, start)
     assert all("—" not in who for _, who in assignments[:4]), assignments
@@ -139,24 +139,10 @@ def test_the_nantong_day_from_an_empty_database_to_results_pdf(
     spectator = people.phone(browser)
     spectator.goto(f"{base}/t/{SLUG}/{EVENT}/bracket/")
 
-    def referee_of(home, away):
-        organiser.goto(f"{base}/t/{SLUG}/{EVENT}/schedule/")
-        row = organiser.locator("tr").filter(has_text=home).filter(has_text=away)
-        chosen = row.locator("select[name^=referee-] option:checked").inner_text()
-        return next(name for name in REFEREES if chosen.startswith(name))
-
     def play_tie(home, away, winner):
-        referee = referees[referee_of(home, away)]
-        for number in (1, 2):
-            sides = people.open_table(referee, base, SLUG, EVENT, home, away, number)
-            people.play_deals(referee, 5, side=sides.index(winner))
-            expect(referee.locator(".playing")).to_contain_text("比赛结束")
-            people.submit(referee)
-            if number == 1:
-                people.no_overflow(referee)
-            people.confirm_at_desk(chief, base, SLUG)
-        people.open_table(referee, base, SLUG, EVENT, home, away, 3)
-        expect(referee.locator("main")).to_contain_text("这一台不再进行")
+        name = people.referee_of(organiser, base, SLUG, EVENT, home, away, REFEREES)
+        referee = referees[name]
+        people.play_tie(referee, chief, base, SLUG, EVENT, home, away, winner, deals=5, tables=3)
         return referee
 
     for i, (home, away, winner) in enumerate(QUARTERS):
@@ -172,7 +158,7 @@ def test_the_nantong_day_from_an_empty_database_to_results_pdf(
         play_tie(home, away, winner)
     for home, away, winner in FINALS:
         play_tie(home, away, winner)
-    expect(spectator.locator("main")).to_contain_text("冠军", timeout=10_000)
+    people.placings_shown(spectator, PLACINGS)
     people.no_overflow(spectator)
     people.shot(spectator, "nantong-spectator-final")
 
@@ -182,4 +168,6 @@ def test_the_nantong_day_from_an_empty_database_to_results_pdf(
     response = spectator.request.get(f"{base}{href}")
     assert response.status == 200 and response.headers["content-type"] == "application/pdf"
     text = "".join(p.extract_text() for p in PdfReader(io.BytesIO(response.body())).pages)
-    people.check_placings(text, ["政治", "体育", "历史", "生物数学联队"])
+    # 比赛设一、二、三等奖和纪念奖; a certificate for each prize winner.
+    people.check_placings(text, PLACINGS, prizes=("一等奖", "二等奖", "三等奖", "纪念奖"))
+    assert "政治在第三届" in text and "荣获一等奖" in text

@@ -24,7 +24,7 @@ SHANGHAI = ZoneInfo("Asia/Shanghai")
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 PASSWORD = "Journey-2026-pass"
-SHOTS = Path(os.environ.get("JOURNEY_SHOTS") or tempfile.mkdtemp(prefix="journey-shots-"))
+SHOTS = Path(os.environ.get("JOURNEY_SHOTS") or Path(tempfile.gettempdir()) / "journey-shots")
 
 
 def tomorrow() -> dt.date:
@@ -327,6 +327,8 @@ def play_tie(referee, chief, base, slug, event, home, away, winner, *, deals, ta
     for number in (1, 2) if tables == 3 else (1,):
         sides = open_table(referee, base, slug, event, home, away, number)
         play_deals(referee, deals, side=sides.index(winner))
+        # The engine says what the last deal did: A passed, the table over.
+        expect(referee.locator(".history-list li").first).to_contain_text("打A成功")
         expect(referee.locator(".playing")).to_contain_text("比赛结束")
         submit(referee)
         no_overflow(referee)

@@ -145,6 +145,15 @@ def test_the_nantong_day_from_an_empty_database_to_results_pdf(
         people.play_tie(referee, chief, base, SLUG, EVENT, home, away, winner, deals=5, tables=3)
         return referee
 
+    # A referee enters only their own ties: on another's table there is nothing to tap.
+    first, second = QUARTERS[0][:2], QUARTERS[1][:2]
+    mine = referees[people.referee_of(organiser, base, SLUG, EVENT, *first, REFEREES)]
+    people.open_table(mine, base, SLUG, EVENT, *second, 1)
+    expect(mine.locator(".scoreboard")).to_be_visible()
+    expect(mine.locator(".deal-col")).to_have_count(0)
+    people.open_table(mine, base, SLUG, EVENT, *first, 1)
+    expect(mine.locator(".deal-col")).to_have_count(2)
+
     for i, (home, away, winner) in enumerate(QUARTERS):
         referee = play_tie(home, away, winner)
         if i == 0:

@@ -35,7 +35,7 @@ PAIRS = {
 
 
 def test_the_anhui_guandan_pairs_day_from_an_empty_database_to_results_pdf(
-    live_server, browser, page, settings, tmp_path
+    live_server, browser, phone_page, settings, tmp_path
 ):
     base = live_server.url
     day = people.tomorrow()
@@ -43,8 +43,7 @@ def test_the_anhui_guandan_pairs_day_from_an_empty_database_to_results_pdf(
 
     # 1. The organiser: the tournament, its three halls, the four events, the departments,
     # the officials the notice names.
-    organiser = page
-    organiser.set_viewport_size(people.DESKTOP)
+    organiser = people.desktop(browser)
     people.log_in(organiser, base, username, password)
     people.new_tournament(
         organiser,
@@ -132,7 +131,7 @@ def test_the_anhui_guandan_pairs_day_from_an_empty_database_to_results_pdf(
     people.log_in(chief, base, CHIEF[1])
 
     # 5. A spectator's phone on the bracket, never reloaded.
-    spectator = people.phone(browser)
+    spectator = phone_page  # anonymous, 390 px
     spectator.goto(f"{base}/t/{SLUG}/{EVENT}/bracket/")
 
     def play(home, away, winner):

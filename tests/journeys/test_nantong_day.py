@@ -48,15 +48,14 @@ def pairs_of(team: str):
 
 
 def test_the_nantong_day_from_an_empty_database_to_results_pdf(
-    live_server, browser, page, settings, tmp_path
+    live_server, browser, phone_page, settings, tmp_path
 ):
     base = live_server.url
     day = people.tomorrow()
     username, password = people.first_organiser(settings, tmp_path)
 
     # 1. The organiser sets the day up at a desktop.
-    organiser = page
-    organiser.set_viewport_size(people.DESKTOP)
+    organiser = people.desktop(browser)
     people.log_in(organiser, base, username, password)
     people.new_tournament(
         organiser,
@@ -136,7 +135,7 @@ def test_the_nantong_day_from_an_empty_database_to_results_pdf(
     people.log_in(chief, base, CHIEF[1])
 
     # 5. A spectator's phone on the bracket, never reloaded.
-    spectator = people.phone(browser)
+    spectator = phone_page  # anonymous, 390 px
     spectator.goto(f"{base}/t/{SLUG}/{EVENT}/bracket/")
 
     def play_tie(home, away, winner):

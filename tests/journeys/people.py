@@ -192,7 +192,10 @@ def leader_registers(page, base: str, slug: str, unit: str, event: str, pairs) -
     section = page.locator(f"#event-{event}")
     expect(section.locator(".notice-ok")).to_contain_text(f"已为{unit}报名")
     for pair in pairs:
-        expect(section.locator(".entry-list")).to_contain_text(pair[0][0])
+        for name, member in pair:
+            # A joint team's player is shown with the member unit they come from.
+            shown = f"{name}·{member}" if member else name
+            expect(section.locator(".entry-list")).to_contain_text(shown)
 
 
 def import_by_excel(page, base: str, slug: str, event: str, unit: str, pairs, folder) -> None:

@@ -137,6 +137,11 @@ def test_the_nantong_day_from_an_empty_database_to_results_pdf(
     # 5. A spectator's phone on the bracket, never reloaded.
     spectator = phone_page  # anonymous, 390 px
     spectator.goto(f"{base}/t/{SLUG}/{EVENT}/bracket/")
+    # The draw as the notice's 附：分组结果及赛程安排 publishes it.
+    sheet = spectator.locator(".draw-sheet")
+    for group, (home, away, _) in zip("ABCD", QUARTERS, strict=True):
+        expect(sheet).to_contain_text(f"{group}组：{home}——{away}")
+    expect(sheet).to_contain_text("季军争夺战：A1、B1负队——C1、D1负队")
 
     def play_tie(home, away, winner):
         name = people.referee_of(organiser, base, SLUG, EVENT, home, away, REFEREES)

@@ -26,6 +26,9 @@ MAX_SWISS_ROUNDS = 15
 MAX_MATCH_POINTS = 10
 
 
+DEFAULT_PLAN = draw_plan.DrawPlan()
+
+
 def _plan_from_post(post, *, entries: int) -> draw_plan.DrawPlan:
     """The organiser's choices, each a whole number within what an event of ``entries``
     entries can use; anything else is refused with the field's own message."""
@@ -44,6 +47,7 @@ def _plan_from_post(post, *, entries: int) -> draw_plan.DrawPlan:
         return value
 
     most = max(entries, 2)
+    fmt = post.get("format", "knockout")
     qualifiers = (post.get("qualifiers") or "").strip()
     qualifiers = (
         None
@@ -53,15 +57,23 @@ def _plan_from_post(post, *, entries: int) -> draw_plan.DrawPlan:
     win = number("win_points", 2, 0, MAX_MATCH_POINTS, _("胜场得分"))
     draw = number("draw_points", 1, 0, win, _("平局得分"))
     loss = number("loss_points", 0, 0, draw, _("负场得分"))
+    # The page always sends every format's fields with their defaults (2 groups, 5 Swiss
+    # rounds); only the chosen format's are checked, so a knockout of four pairs is not
+    # refused for a Swiss round count it does not use.
+    groups, advance, rounds = DEFAULT_PLAN.groups, DEFAULT_PLAN.advance, DEFAULT_PLAN.swiss_rounds
+    if fmt == "groups":
+        groups = number("groups", groups, 1, max(most // 2, 1), _("分组数"))
+        advance = number("advance", advance, 1, max(most // 2, 1), _("每组出线数"))
+    if fmt == "swiss":
+        highest = max(min(MAX_SWISS_ROUNDS, most - 1), 1)
+        rounds = number("swiss_rounds", rounds, 1, highest, _("积分编排轮数"))
     return draw_plan.DrawPlan(
-        format=post.get("format", "knockout"),
+        format=fmt,
         third_place=post.get("third_place") == "on",
         qualifiers=qualifiers,
-        groups=number("groups", 2, 1, max(most // 2, 1), _("分组数")),
-        advance=number("advance", 2, 1, max(most // 2, 1), _("每组出线数")),
-        swiss_rounds=number(
-            "swiss_rounds", 5, 1, max(min(MAX_SWISS_ROUNDS, most - 1), 1), _("积分编排轮数")
-        ),
+        groups=groups,
+        advance=advance,
+        swiss_rounds=rounds,
         points=(win, draw, loss),
     )
 

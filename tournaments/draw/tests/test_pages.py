@@ -378,12 +378,53 @@ def test_a_draw_setting_out_of_bounds_is_refused_and_nothing_is_drawn(
 ):
     client.force_login(organiser)
     client.post(reverse("draw:undo", args=["anhui-2021", "badminton"]), {"confirm": "1"})
-    data = {"format": "swiss", "method": "random", "third_place": "on", field: value}
+    # Each setting is checked under the format that uses it.
+    fmt = "groups" if field in ("groups", "advance") else "swiss"
+    data = {"format": fmt, "method": "random", "third_place": "on", field: value}
     response = client.post(reverse("draw:draw", args=["anhui-2021", "badminton"]), data)
     assert response.status_code == 422
     html = response.content.decode()
     assert label in html and "之间的整数" in html
     assert not Draw.objects.filter(event__slug="badminton", undone_at__isnull=True).exists()
+
+
+@pytest.mark.parametrize("pairs", [3, 4])
+def test_a_small_knockout_is_drawn_with_the_pages_defaults_for_the_other_formats(
+    client, organiser, make_tournament, pairs
+):
+    """Regression: the draw page sends 5 Swiss rounds, 2 groups and 2 advancing whatever the
+    format; a knockout of four pairs (Anhui's 掼蛋 with four entries) was refused with
+    “积分编排轮数须是1到3之间的整数（填的是“5”）”, and one of three for the groups."""
+    from tournaments.models import Entry, Pair, Player, Unit
+
+    tournament = make_tournament(status="registration_closed")
+    event = Event.objects.create(
+        tournament=tournament,
+        name="掼蛋",
+        slug="guandan",
+        discipline="guandan_pairs",
+        entry_kind="pair",
+        ruleset="anhui2021",
+    )
+    for n in range(pairs):
+        unit = Unit.objects.create(tournament=tournament, name=f"第{n}系", kind="department")
+        entry = Entry.objects.create(event=event, unit=unit, name=f"甲{n}、乙{n}")
+        first = Player.objects.create(tournament=tournament, unit=unit, name=f"甲{n}")
+        second = Player.objects.create(tournament=tournament, unit=unit, name=f"乙{n}")
+        Pair.objects.create(entry=entry, number=1, first=first, second=second)
+    client.force_login(organiser)
+    data = {
+        "format": "knockout",
+        "method": "random",
+        "seed": "7",
+        "third_place": "on",
+        "groups": "2",
+        "advance": "2",
+        "swiss_rounds": "5",
+    }
+    response = client.post(reverse("draw:draw", args=[tournament.slug, "guandan"]), data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Draw.objects.filter(event=event, undone_at__isnull=True).exists()
 
 
 def test_draw_settings_at_their_bounds_are_accepted(client, demo, organiser):

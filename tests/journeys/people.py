@@ -1,0 +1,376 @@
+"""What each person of a seed day does in the browser, one function a step: the organiser at
+a desktop, team leaders, referees and a spectator on 390-px phones.
+
+Everything goes through the app's pages (or the HTTP POST of a page's own form); the only
+set-up outside them is the README's ``manage.py ensure_organiser``. Screenshots land in
+``JOURNEY_SHOTS`` (default: a temporary folder) so a person can look at what each one saw.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import os
+import re
+import tempfile
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from django.core.management import call_command
+from openpyxl import load_workbook
+from playwright.sync_api import expect
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+PASSWORD = "Journey-2026-pass"
+SHOTS = Path(os.environ.get("JOURNEY_SHOTS") or Path(tempfile.gettempdir()) / "journey-shots")
+
+
+def tomorrow() -> dt.date:
+    """The day of play: tomorrow in Shanghai, so registration is still open today."""
+    return dt.datetime.now(SHANGHAI).date() + dt.timedelta(days=1)
+
+
+def shot(page, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def no_overflow(page) -> None:
+    """Nothing is wider than the phone."""
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+
+
+def phone(browser):
+    return browser.new_context(viewport=PHONE).new_page()
+
+
+def desktop(browser):
+    return browser.new_context(viewport=DESKTOP).new_page()
+
+
+# --------------------------------------------------------------------------- logging in
+def first_organiser(settings, tmp_path) -> tuple[str, str]:
+    """The README's one command outside the pages: ``manage.py ensure_organiser``, which
+    prints the login (its password file goes to a temporary var/)."""
+    settings.VAR_DIR = tmp_path
+    out = io.StringIO()
+    call_command("ensure_organiser", stdout=out)
+    found = re.search(r"username: (\S+)\s+password: (\S+)", out.getvalue())
+    assert found, out.getvalue()
+    return found.group(1), found.group(2)
+
+
+def log_in(page, base: str, username: str, password: str = PASSWORD) -> None:
+    page.goto(f"{base}/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.locator("main form button[type=submit]").click()
+    page.wait_for_load_state()
+    expect(page.locator("#id_password")).to_have_count(0)
+
+
+def redeem_link(page, url: str) -> None:
+    """A referee opens the one-time link on their phone and taps 登录."""
+    page.goto(url)
+    page.locator("main form button[type=submit]").click()
+    page.wait_for_load_state()
+
+
+# --------------------------------------------------------------------------- set-up
+def new_tournament(page, base: str, **fields) -> str:
+    """新建比赛 from the tournaments list; answers the tournament's slug."""
+    page.goto(f"{base}/")
+    page.get_by_role("link", name="新建比赛").click()
+    for name, value in fields.items():
+        locator = page.locator(f"#id_{name}")
+        if locator.evaluate("e => e.tagName") == "SELECT":
+            locator.select_option(value)
+        elif locator.get_attribute("type") == "checkbox":
+            locator.set_checked(bool(value))
+        else:
+            locator.fill(value)
+    page.get_by_role("button", name="创建比赛").click()
+    expect(page.locator("body")).to_contain_text(f"已新建比赛“{fields['name']}”（草稿）")
+    return fields["slug"]
+
+
+def add_venue(page, name: str, tables: int) -> None:
+    """On 场地与桌数 (where 新建比赛 leads)."""
+    page.fill("#id_name", name)
+    page.fill("#id_tables", str(tables))
+    page.get_by_role("button", name="添加").click()
+    expect(page.locator("main")).to_contain_text(name)
+
+
+def add_event(page, base: str, tournament: str, **fields) -> None:
+    page.goto(f"{base}/t/{tournament}/manage/events/new/")
+    for name, value in fields.items():
+        locator = page.locator(f"#id_{name}")
+        if locator.evaluate("e => e.tagName") == "SELECT":
+            locator.select_option(value)
+        elif locator.get_attribute("type") == "checkbox":
+            locator.set_checked(bool(value))
+        else:
+            locator.fill(str(value))
+    page.get_by_role("button", name="保存").click()
+    expect(page.locator("main")).to_contain_text(fields["name"])
+
+
+def add_units(page, base: str, slug: str, names, kind: str = "union_group") -> None:
+    page.goto(f"{base}/t/{slug}/manage/units/")
+    for name in names:
+        page.fill("#id_name", name)
+        page.locator("#id_kind").select_option(kind)
+        page.get_by_role("button", name="添加", exact=True).click()
+        expect(page.locator(".unit-list")).to_contain_text(name)
+
+
+def add_joint_team(page, base: str, slug: str, name: str, members) -> None:
+    page.goto(f"{base}/t/{slug}/manage/units/")
+    page.fill("#id_name", name)
+    page.locator("#id_kind").select_option("joint")
+    for member in members:
+        page.locator("#id_members").get_by_label(member, exact=True).check()
+    page.get_by_role("button", name="添加", exact=True).click()
+    expect(page.locator(".unit-list")).to_contain_text(f"{name} 联队：{'、'.join(members)}")
+
+
+def add_leader(page, base: str, slug: str, unit: str, username: str) -> None:
+    """新建领队账号 on the units page, for one unit."""
+    page.goto(f"{base}/t/{slug}/manage/units/")
+    card = page.locator(".unit-list > li").filter(
+        has=page.locator("strong", has_text=re.compile(f"^{re.escape(unit)}$"))
+    )
+    card.locator("summary", has_text="新建领队账号").click()
+    card.locator("input[name=username]").fill(username)
+    card.locator("input[name=password]").fill(PASSWORD)
+    card.get_by_role("button", name="创建").click()
+    card = page.locator(".unit-list > li").filter(
+        has=page.locator("strong", has_text=re.compile(f"^{re.escape(unit)}$"))
+    )
+    expect(card).to_contain_text(f"领队账号：{username}")
+
+
+def add_official(page, base: str, slug: str, name: str, role: str, username: str = "") -> None:
+    page.goto(f"{base}/t/{slug}/manage/officials/")
+    page.fill("#id_name", name)
+    page.locator("#id_role").select_option(role)
+    if username:
+        page.fill("#id_username", username)
+        page.fill("#id_password", PASSWORD)
+    page.get_by_role("button", name="添加", exact=True).click()
+    expect(page.locator("main")).to_contain_text(name)
+
+
+def set_status(page, base: str, slug: str, button: str, shows: str) -> None:
+    """开放报名 / 截止报名 on the dashboard."""
+    page.goto(f"{base}/t/{slug}/manage/")
+    page.get_by_role("button", name=button).click()
+    expect(page.locator("main")).to_contain_text(shows)
+
+
+# --------------------------------------------------------------------------- registration
+def leader_registers(page, base: str, slug: str, unit: str, event: str, pairs) -> None:
+    """A leader, logged in on a phone, opens their unit's page and fills in its pairs:
+    ``pairs`` is a list of ((name, unit or ""), (name, unit or "")) per pair."""
+    page.goto(f"{base}/t/{slug}/register/")
+    if "/units/" not in page.url:  # a leader of one unit goes straight to it
+        page.get_by_role("link", name=unit, exact=True).click()
+    expect(page.locator("h1")).to_contain_text(f"{unit} · 报名")
+    section = page.locator(f"#event-{event}")
+    for number, pair in enumerate(pairs, start=1):
+        for seat, (name, member) in enumerate(pair, start=1):
+            prefix = f"{event}-p{number}_{seat}"  # the form's prefix is the event's slug
+            section.locator(f"[name={prefix}_name]").fill(name)
+            if member:
+                section.locator(f"[name={prefix}_unit]").select_option(member)
+    section.get_by_role("button", name="提交报名").click()
+    section = page.locator(f"#event-{event}")
+    expect(section.locator(".notice-ok")).to_contain_text(f"已为{unit}报名")
+    for pair in pairs:
+        for name, member in pair:
+            # A joint team's player is shown with the member unit they come from.
+            shown = f"{name}·{member}" if member else name
+            expect(section.locator(".entry-list")).to_contain_text(shown)
+
+
+def import_by_excel(page, base: str, slug: str, event: str, unit: str, pairs, folder) -> None:
+    """The organiser downloads the event's form, a unit's leader fills it in (openpyxl
+    here), and the organiser uploads it, checks the preview and confirms."""
+    from tournaments.registration.spreadsheets import layout
+
+    page.goto(f"{base}/t/{slug}/{event}/entries/import/")
+    with page.expect_download() as info:
+        page.get_by_role("link", name="下载报名表模板").click()
+    path = Path(folder) / "form.xlsx"
+    info.value.save_as(path)
+    book = load_workbook(path)
+    sheet = book["报名表"]
+    headers = [c.value for c in sheet[layout.HEADER_ROW]]
+    row = sheet.max_row + 1
+    for number, pair in enumerate(pairs, start=1):
+        values = {layout.UNIT: unit, layout.NUMBER: number}
+        if len(pairs) == 1:
+            values.pop(layout.NUMBER)
+        for seat, (name, member) in zip((layout.FIRST, layout.SECOND), pair, strict=True):
+            values[seat + layout.NAME] = name
+            if member:
+                values[seat + layout.PLAYER_UNIT] = member
+        for column, header in enumerate(headers, start=1):
+            if header in values:
+                sheet.cell(row=row, column=column, value=values[header])
+        row += 1
+    book.save(path)
+    page.set_input_files("#id_file", str(path))
+    page.get_by_role("button", name="上传并检查").click()
+    expect(page.locator("main")).to_contain_text(unit)
+    page.get_by_role("button", name="确认导入").click()
+    expect(page.locator("body")).to_contain_text("已导入1个报名")
+
+
+# --------------------------------------------------------------------------- the draw
+def make_draw(page, base: str, slug: str, event: str, event_name: str, lots=None, seed=None):
+    """The lots drawn at the leaders' meeting typed in on the draw page (``lots``: entry
+    name → lot), or the system's random draw with a recorded ``seed``."""
+    page.goto(f"{base}/t/{slug}/{event}/draw/")
+    if lots:
+        page.locator("input[name=method][value=physical]").check()
+        for name, lot in lots.items():
+            page.get_by_label(f"{name}的签号", exact=True).fill(str(lot))
+    else:
+        page.locator("input[name=method][value=random]").check()
+        page.fill("#seed", str(seed))
+    page.get_by_role("button", name="抽签", exact=True).click()
+    expect(page.locator("main")).to_contain_text(f"{event_name}已抽签。")
+
+
+def schedule_with_referees(page, base: str, slug: str, event: str, start: dt.datetime):
+    """自动排定 from the first round's start, then 按顺序指派裁判; answers, per tie as the
+    schedule page lists it, (both sides' text, the referee's name)."""
+    page.goto(f"{base}/t/{slug}/{event}/schedule/")
+    page.locator("input[name=start]").fill(start.strftime("%Y-%m-%dT%H:%M"))
+    page.get_by_role("button", name="自动排定").click()
+    page.wait_for_load_state()
+    page.get_by_role("button", name="按顺序指派裁判").click()
+    page.wait_for_load_state()
+    assignments = []
+    for row in page.locator("select[name^=referee-]").all():
+        tie = row.locator("xpath=ancestor::tr").inner_text()
+        chosen = row.locator("option:checked").inner_text()
+        assignments.append((tie, chosen))
+    return assignments
+
+
+def issue_link(page, base: str, slug: str, referee: str) -> str:
+    """裁判登录二维码: the organiser makes a referee's one-time link; answers its URL."""
+    page.goto(f"{base}/t/{slug}/referee/login-links/")
+    row = page.locator("tbody tr").filter(has_text=referee)
+    row.get_by_role("button", name="生成二维码").click()
+    issued = page.locator(".login-link-issued")
+    expect(issued).to_contain_text(f"{referee}的登录二维码")
+    return issued.locator("p a").first.get_attribute("href")
+
+
+# --------------------------------------------------------------------------- at the table
+def open_table(page, base: str, slug: str, event: str, home: str, away: str, number: int):
+    """How a referee reaches a table of their tie. Today: the tournament page → the event's
+    bracket → the tie → its table. (To be switched to 我的台 when it exists.)"""
+    page.goto(f"{base}/t/{slug}/")
+    page.locator(f"a[href$='/{event}/bracket/']").first.click()
+    card = page.locator("li.match").filter(has_text=home).filter(has_text=away)
+    sides = [s.strip() for s in card.locator(".side .name").all_inner_texts()]
+    card.locator(".match-link").click()
+    page.locator("a.table-card").nth(number - 1).click()
+    page.wait_for_load_state()
+    return sides
+
+
+def play_deals(page, count: int, side: int = 0, button: str = "对家二游") -> None:
+    """``count`` deals, each one tap: the side (0 the left team) took 上游 and its partner
+    finished as ``button`` says."""
+    history = page.locator(".history-list li")
+    done = history.count()
+    for n in range(count):
+        page.locator(".deal-col").nth(side).get_by_role("button", name=button).click()
+        expect(history).to_have_count(done + n + 1)
+
+
+def submit(page) -> None:
+    page.get_by_role("button", name="提交结果").click()
+    expect(page.locator("body")).to_contain_text("结果已提交")
+
+
+def ties_to_play(page, base: str, slug: str, event: str) -> list[list[str]]:
+    """The ties on the bracket whose two sides are known and which are not yet played."""
+    page.goto(f"{base}/t/{slug}/{event}/bracket/")
+    ties = []
+    for card in page.locator("li.match.status-pending").all():
+        sides = [s.strip() for s in card.locator(".side .name").all_inner_texts()]
+        if len(sides) == 2 and "待定" not in sides and "轮空" not in sides:
+            ties.append(sides)
+    return ties
+
+
+def referee_of(page, base: str, slug: str, event: str, home: str, away: str, names) -> str:
+    """The referee the schedule page gives a tie (as the organiser printed it for them)."""
+    page.goto(f"{base}/t/{slug}/{event}/schedule/")
+    row = page.locator("tr").filter(has_text=home).filter(has_text=away)
+    chosen = row.locator("select[name^=referee-] option:checked").inner_text()
+    return next(name for name in names if chosen.startswith(name))
+
+
+def play_tie(referee, chief, base, slug, event, home, away, winner, *, deals, tables=1):
+    """The tie's referee scores the ``winner``'s tables deal by deal on their phone and
+    submits each; the chief referee confirms each at the desk. A team tie (``tables`` 3)
+    stops 2–0: its third table says 不再进行."""
+    for number in (1, 2) if tables == 3 else (1,):
+        sides = open_table(referee, base, slug, event, home, away, number)
+        play_deals(referee, deals, side=sides.index(winner))
+        # The engine says what the last deal did: A passed, the table over.
+        expect(referee.locator(".history-list li").first).to_contain_text("打A成功")
+        expect(referee.locator(".playing")).to_contain_text("比赛结束")
+        submit(referee)
+        no_overflow(referee)
+        confirm_at_desk(chief, base, slug)
+    if tables == 3:
+        open_table(referee, base, slug, event, home, away, 3)
+        expect(referee.locator("main")).to_contain_text("这一台不再进行")
+
+
+def placings_shown(page, placings) -> None:
+    """The bracket's 名次 panel, updated by its own polling: 冠军, 亚军, 季军, 第4名 …"""
+    labels = ["冠军", "亚军", "季军"]
+    items = page.locator(".placing-list li")
+    expect(items).to_have_count(len(placings), timeout=10_000)
+    for rank, name in enumerate(placings, start=1):
+        label = labels[rank - 1] if rank <= 3 else f"第{rank}名"
+        expect(items.nth(rank - 1)).to_have_text(f"{label} {name}")
+
+
+def confirm_at_desk(page, base: str, slug: str) -> None:
+    """The chief referee opens the first result waiting on the desk and confirms it."""
+    page.goto(f"{base}/t/{slug}/referee/")
+    waiting = page.locator(".panel").filter(has_text="待确认").locator(".entry-list a")
+    waiting.first.click()
+    confirm(page)
+
+
+def check_placings(text: str, placings, prizes=("一等奖", "二等奖", "三等奖")) -> None:
+    """results.pdf names the 1st, 2nd, 3rd … with their prizes, in that order."""
+    (SHOTS / "results.txt").write_text(text, encoding="utf-8")
+    flat = re.sub(r"\s+", " ", text)
+    at = 0
+    for rank, name in enumerate(placings, start=1):
+        prize = prizes[rank - 1] if rank <= len(prizes) else ""
+        found = re.compile(f"第{rank}名 {re.escape(name)}.*?{prize}").search(flat, at)
+        assert found, (rank, name, prize, flat)
+        at = found.end()
+
+
+def confirm(page) -> None:
+    page.get_by_role("button", name="确认结果").click()
+    expect(page.locator("body")).to_contain_text("结果已确认")

@@ -1,0 +1,186 @@
+"""Nantong 2014 (seeds/000): the 掼蛋 team event of the union groups, played from an empty
+database to results.pdf in a browser — the organiser at a desktop, leaders, referees and a
+spectator on phones.
+
+The notice: three pairs a team, two of three tables win a tie, knockout of the eight with a
+third-place match; the meeting's lots give 体育—行政, 教务物理联队—生物数学联队, 历史—实验技术,
+后勤—政治. One game to past A, promotion 3/2/1: five 双上 deals (2→5→8→J→A, then A passed) win
+a table, and a tie stops 2–0 (the third table 不再进行).
+"""
+
+import datetime as dt
+import io
+
+import pytest
+from playwright.sync_api import expect
+from pypdf import PdfReader
+
+from tests.journeys import people
+from tests.journeys.people import SHANGHAI
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SLUG = "nantong-2015"
+EVENT = "guandan"
+UNION_GROUPS = ["体育", "行政", "教务", "物理", "生物", "数学", "历史", "实验技术", "后勤", "政治"]
+JOINT = {"教务物理联队": ["教务", "物理"], "生物数学联队": ["生物", "数学"]}
+# 附：分组结果及赛程安排 — lot k is slot k: 1–2, 3–4, 5–6, 7–8 are the quarter-finals.
+LOTS = ["体育", "行政", "教务物理联队", "生物数学联队", "历史", "实验技术", "后勤", "政治"]
+REFEREES = ["钱立", "孙倩", "李敏", "周涛"]
+CHIEF = ("顾明", "guming")
+# Who wins each tie, in the order they are played.
+QUARTERS = [("体育", "行政", "体育"), ("教务物理联队", "生物数学联队", "生物数学联队")]
+QUARTERS += [("历史", "实验技术", "历史"), ("后勤", "政治", "政治")]
+SEMIS = [("体育", "生物数学联队", "体育"), ("历史", "政治", "政治")]
+FINALS = [("体育", "政治", "政治"), ("生物数学联队", "历史", "历史")]
+PLACINGS = ["政治", "体育", "历史", "生物数学联队"]
+
+
+def pairs_of(team: str):
+    """Three made-up pairs of a team; a joint team's players come from its member units."""
+    members = JOINT.get(team)
+    pairs = []
+    for n in range(1, 4):
+        first = (f"{team[:2]}甲{n}", members[0] if members else "")
+        second = (f"{team[:2]}乙{n}", members[-1] if members else "")
+        pairs.append((first, second))
+    return pairs
+
+
+def test_the_nantong_day_from_an_empty_database_to_results_pdf(
+    live_server, browser, phone_page, settings, tmp_path
+):
+    base = live_server.url
+    day = people.tomorrow()
+    username, password = people.first_organiser(settings, tmp_path)
+
+    # 1. The organiser sets the day up at a desktop.
+    organiser = people.desktop(browser)
+    people.log_in(organiser, base, username, password)
+    people.new_tournament(
+        organiser,
+        base,
+        name="第三届“轻松假日”教工扑克牌（掼蛋）比赛",
+        slug=SLUG,
+        organiser_name="江苏省南通中学工会",
+        starts_on=day.isoformat(),
+        start_time="14:00",
+        registration_deadline=f"{day.isoformat()}T12:00",
+        leaders_meeting_at=f"{day.isoformat()}T10:00",
+        leaders_meeting_place="科学楼底楼会议室",
+        notice_title="江苏省南通中学工会关于举行第三届“轻松假日”教工扑克牌比赛的通知",
+        notice_addressee="各工会小组：",
+        notice_text="以工会小组为单位，每个工会小组报三组选手,两人配对为一组，男女不限。",
+    )
+    expect(organiser.locator("h1")).to_contain_text("场地")
+    people.add_venue(organiser, "本校教工活动中心", 12)
+    people.add_event(
+        organiser,
+        base,
+        SLUG,
+        name="掼蛋团体赛",
+        slug=EVENT,
+        discipline="guandan_team",
+        entry_kind="team",
+        pairs_per_team=3,
+        ruleset="nantong2014",
+        venue="本校教工活动中心",
+    )
+    people.add_units(organiser, base, SLUG, UNION_GROUPS)
+    for name, members in JOINT.items():
+        people.add_joint_team(organiser, base, SLUG, name, members)
+    leaders = {"体育": "tiyu", "教务物理联队": "jiaowu-wuli", "行政": "xingzheng"}
+    for unit, login in leaders.items():
+        people.add_leader(organiser, base, SLUG, unit, login)
+    for name in REFEREES:
+        people.add_official(organiser, base, SLUG, name, "referee")
+    people.add_official(organiser, base, SLUG, CHIEF[0], "chief_referee", username=CHIEF[1])
+    people.set_status(organiser, base, SLUG, "开放报名", "报名中")
+
+    # 2. Leaders register on their phones; 行政's form comes back as an Excel file.
+    for unit in ("体育", "教务物理联队"):
+        leader = people.phone(browser)
+        people.log_in(leader, base, leaders[unit])
+        people.leader_registers(leader, base, SLUG, unit, EVENT, pairs_of(unit))
+        people.no_overflow(leader)
+        people.shot(leader, f"nantong-leader-{unit}")
+        leader.context.close()
+    people.import_by_excel(organiser, base, SLUG, EVENT, "行政", pairs_of("行政"), tmp_path)
+    for unit in [t for t in LOTS if t not in ("体育", "教务物理联队", "行政")]:
+        people.leader_registers(organiser, base, SLUG, unit, EVENT, pairs_of(unit))
+    organiser.goto(f"{base}/t/{SLUG}/manage/entries/")
+    for team in LOTS:
+        expect(organiser.locator("main")).to_contain_text(team)
+
+    # 3. Registration closes; the meeting's lots; the schedule with a referee per tie.
+    people.set_status(organiser, base, SLUG, "截止报名", "报名截止")
+    lots = {team: n for n, team in enumerate(LOTS, 1)}
+    people.make_draw(organiser, base, SLUG, EVENT, "掼蛋团体赛", lots=lots)
+    start = dt.datetime.combine(day, dt.time(14, 0), tzinfo=SHANGHAI)
+    assignments = people.schedule_with_referees(organiser, base, SLUG, EVENT, start)
+    assert all("—" not in who for _, who in assignments[:4]), assignments
+    organiser.goto(f"{base}/t/{SLUG}/{EVENT}/bracket/")
+    quarter_cards = organiser.locator("li.match")
+    for home, away, _ in QUARTERS:
+        expect(quarter_cards.filter(has_text=home).filter(has_text=away)).to_have_count(1)
+
+    # 4. Each referee logs in by their one-time link on a phone; the chief at the desk.
+    referees = {}
+    for name in REFEREES:
+        url = people.issue_link(organiser, base, SLUG, name)
+        referees[name] = people.phone(browser)
+        people.redeem_link(referees[name], url)
+        expect(referees[name].locator("body")).to_contain_text("第三届")
+    chief = people.desktop(browser)
+    people.log_in(chief, base, CHIEF[1])
+
+    # 5. A spectator's phone on the bracket, never reloaded.
+    spectator = phone_page  # anonymous, 390 px
+    spectator.goto(f"{base}/t/{SLUG}/{EVENT}/bracket/")
+    # The draw as the notice's 附：分组结果及赛程安排 publishes it.
+    sheet = spectator.locator(".draw-sheet")
+    for group, (home, away, _) in zip("ABCD", QUARTERS, strict=True):
+        expect(sheet).to_contain_text(f"{group}组：{home}——{away}")
+    expect(sheet).to_contain_text("季军争夺战：A1、B1负队——C1、D1负队")
+
+    def play_tie(home, away, winner):
+        name = people.referee_of(organiser, base, SLUG, EVENT, home, away, REFEREES)
+        referee = referees[name]
+        people.play_tie(referee, chief, base, SLUG, EVENT, home, away, winner, deals=5, tables=3)
+        return referee
+
+    # A referee enters only their own ties: on another's table there is nothing to tap.
+    first, second = QUARTERS[0][:2], QUARTERS[1][:2]
+    mine = referees[people.referee_of(organiser, base, SLUG, EVENT, *first, REFEREES)]
+    people.open_table(mine, base, SLUG, EVENT, *second, 1)
+    expect(mine.locator(".scoreboard")).to_be_visible()
+    expect(mine.locator(".deal-col")).to_have_count(0)
+    people.open_table(mine, base, SLUG, EVENT, *first, 1)
+    expect(mine.locator(".deal-col")).to_have_count(2)
+
+    for i, (home, away, winner) in enumerate(QUARTERS):
+        referee = play_tie(home, away, winner)
+        if i == 0:
+            people.shot(referee, "nantong-referee-third-table-stopped")
+        # The spectator's bracket shows the winner in the semi-final, without a reload.
+        expect(spectator.locator("li.match").filter(has_text=winner)).to_have_count(
+            2, timeout=10_000
+        )
+    people.shot(spectator, "nantong-spectator-after-quarters")
+    for home, away, winner in SEMIS:
+        play_tie(home, away, winner)
+    for home, away, winner in FINALS:
+        play_tie(home, away, winner)
+    people.placings_shown(spectator, PLACINGS)
+    people.no_overflow(spectator)
+    people.shot(spectator, "nantong-spectator-final")
+
+    # 6. results.pdf from the tournament page's link: the placings the bracket gives.
+    spectator.goto(f"{base}/t/{SLUG}/")
+    href = spectator.get_by_role("link", name="成绩公告与奖状（PDF）").get_attribute("href")
+    response = spectator.request.get(f"{base}{href}")
+    assert response.status == 200 and response.headers["content-type"] == "application/pdf"
+    text = "".join(p.extract_text() for p in PdfReader(io.BytesIO(response.body())).pages)
+    # 比赛设一、二、三等奖和纪念奖; a certificate for each prize winner.
+    people.check_placings(text, PLACINGS, prizes=("一等奖", "二等奖", "三等奖", "纪念奖"))
+    assert "政治在第三届" in text and "荣获一等奖" in text

@@ -145,7 +145,7 @@ def add_leader(page, base: str, slug: str, unit: str, username: str) -> None:
     card = page.locator(".unit-list > li").filter(
         has=page.locator("strong", has_text=re.compile(f"^{re.escape(unit)}$"))
     )
-    card.locator("summary", has_text="新建领队账号").click()
+    card.locator("summary", has_text="新建带密码的领队账号").click()
     card.locator("input[name=username]").fill(username)
     card.locator("input[name=password]").fill(PASSWORD)
     card.get_by_role("button", name="创建").click()

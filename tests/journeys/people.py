@@ -289,6 +289,20 @@ def open_table(page, base: str, slug: str, event: str, home: str, away: str, num
     return sides
 
 
+def open_my_table(page, base: str, slug: str, home: str, away: str, number: int):
+    """How a referee reaches a table of their own tie: 我的台 (where their login lands) → the
+    tie's table. Answers the tie's two sides, home first, as the list names them."""
+    page.goto(f"{base}/t/{slug}/referee/mine/")
+    expect(page.get_by_role("heading", name=re.compile("^我的台"))).to_be_visible()
+    cards = page.locator("li.my-table").filter(has_text=f"{home}—{away}")
+    link = cards.nth(number - 1).locator("a.my-table-link")
+    heading = link.inner_text()
+    tie = next(part for part in heading.split(" · ") if "—" in part)
+    link.click()
+    page.wait_for_load_state()
+    return [side.strip() for side in tie.split("—")]
+
+
 def play_deals(page, count: int, side: int = 0, button: str = "对家二游") -> None:
     """``count`` deals, each one tap: the side (0 the left team) took 上游 and its partner
     finished as ``button`` says."""
@@ -328,7 +342,7 @@ def play_tie(referee, chief, base, slug, event, home, away, winner, *, deals, ta
     submits each; the chief referee confirms each at the desk. A team tie (``tables`` 3)
     stops 2–0: its third table says 不再进行."""
     for number in (1, 2) if tables == 3 else (1,):
-        sides = open_table(referee, base, slug, event, home, away, number)
+        sides = open_my_table(referee, base, slug, home, away, number)
         play_deals(referee, deals, side=sides.index(winner))
         # The engine says what the last deal did: A passed, the table over.
         expect(referee.locator(".history-list li").first).to_contain_text("打A成功")
@@ -337,7 +351,7 @@ def play_tie(referee, chief, base, slug, event, home, away, winner, *, deals, ta
         no_overflow(referee)
         confirm_at_desk(chief, base, slug)
     if tables == 3:
-        open_table(referee, base, slug, event, home, away, 3)
+        open_my_table(referee, base, slug, home, away, 3)
         expect(referee.locator("main")).to_contain_text("这一台不再进行")
 
 

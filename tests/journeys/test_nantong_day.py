@@ -130,9 +130,12 @@ def test_the_nantong_day_from_an_empty_database_to_results_pdf(
         url = people.issue_link(organiser, base, SLUG, name)
         referees[name] = people.phone(browser)
         people.redeem_link(referees[name], url)
-        expect(referees[name].locator("body")).to_contain_text("第三届")
+        # Each lands where their work is: 我的台, under their own name.
+        expect(referees[name].get_by_role("heading", name=f"我的台：{name}")).to_be_visible()
     chief = people.desktop(browser)
     people.log_in(chief, base, CHIEF[1])
+    # The chief referee lands on the desk.
+    expect(chief.locator("main h1")).to_contain_text("裁判长")
 
     # 5. A spectator's phone on the bracket, never reloaded.
     spectator = phone_page  # anonymous, 390 px

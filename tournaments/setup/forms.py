@@ -8,24 +8,10 @@ from guandan_cup.inputs import normalise_name, sensible_year
 from tournaments.manage.forms import TournamentForm, bounded, deadline_after_start, normalised_name
 from tournaments.models import Tournament, Venue
 
-NEW_TOURNAMENT_FIELDS = [
-    "name",
-    "slug",
-    "organiser_name",
-    "starts_on",
-    "start_time",
-    "registration_deadline",
-    "leaders_meeting_at",
-    "leaders_meeting_place",
-    "one_event_per_person",
-    "confirmation",
-    "notice_title",
-    "notice_addressee",
-    "notice_text",
-    "notice_date",
-    "rules_title",
-    "rules_text",
-]
+# The settings page's fields up to the notice's rules, with the address (slug) after the
+# name: the certificate's wording and the standings' points come later, on the settings page.
+_SETTINGS = TournamentForm.Meta.fields
+NEW_TOURNAMENT_FIELDS = ["name", "slug", *_SETTINGS[1 : _SETTINGS.index("rules_text") + 1]]
 
 
 def clean_new_slug(value: str) -> str:

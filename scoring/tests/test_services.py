@@ -901,6 +901,25 @@ def test_a_correction_flags_a_next_tie_already_decided_for_review(people):
     assert semi.is_decided
 
 
+def test_a_flagged_tie_is_under_review_on_the_bracket_and_in_its_json(people, client):
+    from django.urls import reverse
+
+    referee, chief = people
+    _qf1, semi, _final, _before = _decide_a_semi_final_then_correct_its_first_feeder(referee, chief)
+    args = ["nantong-2014", "guandan"]
+    data = client.get(reverse("live:bracket-json", args=args)).json()
+    flags = {
+        m["id"]: m["under_review"]
+        for stage in data["stages"]
+        for rnd in stage["rounds"]
+        for m in rnd["matches"]
+    }
+    assert flags[semi.pk] is True and sum(flags.values()) == 1
+    card = client.get(reverse("live:bracket", args=args)).content.decode()
+    card = card[card.index(f'id="match-{semi.pk}"') :].split("</li>")[0]
+    assert "待复核" in card
+
+
 def test_the_chief_keeps_a_flagged_tie_with_a_ruling_that_results_pdf_prints(people):
     from scoring.services.desk import keep_with_ruling
     from tournaments.documents.build import results_context

@@ -111,6 +111,8 @@ def match_json(event: Event, match: Match) -> dict:
         "group": match.group or None,
         "third_place": match.is_third_place,
         "note": match.result_note or None,
+        # A correction upstream changed who should have played it: the chief referee reviews.
+        "under_review": match.needs_review,
         "venue": match.venue.name if match.venue_id else None,
         "first_table": match.first_table,
         "scheduled_at": match.scheduled_at.isoformat() if match.scheduled_at else None,

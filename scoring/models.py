@@ -23,6 +23,14 @@ class TableMatchQuerySet(models.QuerySet):
         return self.select_related(*PEOPLE, *more)
 
 
+class InPlayManager(models.Manager.from_queryset(TableMatchQuerySet)):
+    """The tables that count: a tie voided for a replay (作废重赛) keeps its old tables and
+    their events as its record (``TableMatch.kept``), out of every list, board and result."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(voided_at__isnull=True)
+
+
 class TableMatch(models.Model):
     class Status(models.TextChoices):
         OPEN = "open", _("进行中")
@@ -85,15 +93,31 @@ class TableMatch(models.Model):
         verbose_name=_("确认人"),
     )
     confirmed_at = models.DateTimeField(_("确认时间"), null=True, blank=True)
+    # 作废重赛: the tie is played again on new tables; this one stays as the record.
+    voided_at = models.DateTimeField(_("作废时间"), null=True, blank=True)
+    voided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("作废人"),
+    )
 
-    objects = TableMatchQuerySet.as_manager()
+    objects = InPlayManager()
+    kept = TableMatchQuerySet.as_manager()  # the voided tables too, for the record
 
     class Meta:
         ordering = ["match_id", "number"]
+        base_manager_name = "kept"
         verbose_name = _("台")
         verbose_name_plural = _("台")
         constraints = [
-            models.UniqueConstraint(fields=["match", "number"], name="table_unique_number")
+            models.UniqueConstraint(
+                fields=["match", "number"],
+                condition=models.Q(voided_at__isnull=True),
+                name="table_unique_number",
+            )
         ]
 
     def __str__(self) -> str:
@@ -240,6 +264,7 @@ class AuditEntry(models.Model):
         NOT_PLAYED = "not_played", _("不再进行")
         RESUMED = "resumed", _("继续比赛")
         RULING = "ruling", _("仲裁裁决")
+        REPLAY = "replay", _("作废重赛")
         WHISTLE = "whistle", _("鸣哨")
         CHECK_IN = "check_in", _("签到")
         REPORT = "report", _("举报")

@@ -40,4 +40,5 @@ urlpatterns = [
     ),
     path("t/<slug:slug>/referee/audit/", desk.audit_page, name="audit"),
     path("t/<slug:slug>/referee/matches/<int:match_id>/ruling/", desk.ruling, name="ruling"),
+    path("t/<slug:slug>/referee/matches/<int:match_id>/replay/", desk.replay, name="replay"),
 ]

@@ -16,6 +16,7 @@ from scoring.models import AuditEntry, CheckIn, TableMatch
 from scoring.selectors import pair_name
 from scoring.services import common, tables
 from scoring.services.common import TableError
+from tournaments.draw import results as draw_results
 from tournaments.models import Match, Pair
 
 
@@ -138,3 +139,46 @@ def keep_with_ruling(*, match: Match, reason: str, user) -> Match:
     )
     match.round.stage.event.bump_version()
     return match
+
+
+@transaction.atomic
+def void_and_replay(*, match: Match, reason: str, user) -> Match:
+    """作废重赛: the chief referee voids a flagged match (played, or under way, by another
+    entry than a correction upstream now sends) and has it played again by the right
+    entries on new tables. The voided tables keep their events as the record (nothing is
+    deleted); the ruling and its reason go in the audit and results.pdf's 仲裁组说明;
+    whatever the match had decided is taken back out of the next matches (those already
+    played are flagged in turn)."""
+    reason = plain_text(reason, limit=300)
+    if not reason:
+        raise TableError("no_reason", _("请写明裁决理由。"))
+    match = Match.objects.select_for_update().select_related("round__stage__event").get(pk=match.pk)
+    if not match.needs_review:
+        raise TableError("not_flagged", _("这场比赛没有待复核的问题。"))
+    before = (
+        _("原对阵%(tie)s，%(score)s") % {"tie": str(match), "score": _result_text(match)}
+        if match.status != Match.Status.PENDING
+        else _("原对阵%(tie)s") % {"tie": str(match)}
+    )
+    TableMatch.objects.filter(match=match).update(
+        voided_at=timezone.now(), voided_by=common.known_user(user)
+    )
+    match = draw_results.replay_match(match=match)
+    common.audit(
+        None,
+        user,
+        AuditEntry.Action.REPLAY,
+        _("作废重赛：%(before)s；改由%(tie)s重赛") % {"before": before, "tie": str(match)},
+        match=match,
+        reason=reason,
+    )
+    return match
+
+
+def _result_text(match: Match) -> str:
+    """The voided result as read out: 2:1，行政胜 (or 进行中 for one under way)."""
+    if not match.is_decided:
+        return _("比赛进行中")
+    winner = match.winner_entry
+    text = f"{match.home_score}:{match.away_score}"
+    return _("%(score)s，%(name)s胜") % {"score": text, "name": winner.name} if winner else text

@@ -37,8 +37,10 @@ from scoring.services.desk import (
     forfeit_missing,
     keep_with_ruling,
     minutes_left,
+    void_and_replay,
 )
 from tournaments.access import can_enter_table, can_issue_login_links, get_event, is_chief
+from tournaments.draw import selectors as draw_selectors
 from tournaments.draw.read import current_round, load_bracket, round_by_id
 from tournaments.live import http as live
 from tournaments.live import stamps
@@ -78,6 +80,14 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
             round__stage__draw__undone_at__isnull=True,
         ).select_related("home", "away", "round__stage__event")
     )
+    if flagged:
+        # What rests on each flagged match: the matches played since with its entries.
+        stage_matches = Match.objects.filter(
+            round__stage__in={m.round.stage_id for m in flagged}
+        ).select_related("home", "away", "round")
+        by_id = {m.pk: m for m in stage_matches}
+        for m in flagged:
+            m.dependents = draw_selectors.depending_on(m, by_id)
     rounds = list(
         Round.objects.filter(
             stage__event__tournament=tournament,
@@ -231,6 +241,31 @@ def ruling(request: HttpRequest, slug: str, match_id: int) -> HttpResponse:
     else:
         messages.success(request, _("已维持原结果，裁决已记录。"))
     return redirect("scoring:desk", slug=slug)
+
+
+@login_required
+@require_POST
+def replay(request: HttpRequest, slug: str, match_id: int) -> HttpResponse:
+    """作废重赛 for a match flagged after a correction: voided (its record kept) and played
+    again by the right entries, with the ruling's reason."""
+    tournament = _chief_tournament(request, slug)
+    match = get_object_or_404(
+        Match, pk=match_id, round__stage__event__tournament=tournament, needs_review=True
+    )
+    if request.POST.get("confirm") != "1":
+        messages.error(request, _("作废重赛不可撤回：请先勾选“确认作废本场记录并重赛”。"))
+        return redirect("scoring:desk", slug=slug)
+    try:
+        match = void_and_replay(
+            match=match, reason=request.POST.get("reason", ""), user=request.user
+        )
+    except TableError as err:
+        messages.error(request, err.message)
+        return redirect("scoring:desk", slug=slug)
+    messages.success(
+        request, _("已作废原记录，本场改由%(tie)s重赛；裁决已记录。") % {"tie": str(match)}
+    )
+    return redirect("live:match", slug, match.round.stage.event.slug, match.pk)
 
 
 @login_required

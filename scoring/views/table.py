@@ -160,9 +160,38 @@ def _sides(engine, table: TableMatch, names: dict) -> list[tuple]:
 @live_response("table", htmx_only=True, spectators_only=True)
 def table_page(request: HttpRequest, slug: str, event_slug: str, table_id: int) -> HttpResponse:
     """The referee's entry page; spectators see the same table update itself."""
-    table = _table(slug, event_slug, table_id, request)
+    try:
+        table = _table(slug, event_slug, table_id, request)
+    except Http404:
+        moved = _replayed_at(slug, event_slug, table_id)
+        if moved is None:
+            raise
+        messages.info(request, _("这一台的记录已作废（作废重赛），本场改在新台进行。"))
+        return redirect(moved)
     template = "scoring/table.html#table_panel" if request.htmx else "scoring/table.html"
     return render(request, template, _context(request, table))
+
+
+def _replayed_at(slug: str, event_slug: str, table_id: int) -> str | None:
+    """Where a voided table's tie is played again (作废重赛): the new table of the same
+    place in the tie, else the tie's page; None when the table was never voided."""
+    voided = (
+        TableMatch.kept.filter(
+            pk=table_id,
+            voided_at__isnull=False,
+            match__round__stage__event__tournament__slug=slug,
+            match__round__stage__event__slug=event_slug,
+            match__round__stage__draw__undone_at__isnull=True,
+        )
+        .select_related("match__round__stage__event__tournament")
+        .first()
+    )
+    if voided is None or not voided.match.round.stage.event.tournament.is_public:
+        return None
+    again = TableMatch.objects.filter(match=voided.match, number=voided.number).first()
+    if again is not None:
+        return reverse("scoring:table", args=[slug, event_slug, again.pk])
+    return reverse("live:match", args=[slug, event_slug, voided.match_id])
 
 
 @require_safe

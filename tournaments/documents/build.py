@@ -23,6 +23,7 @@ from tournaments.models import Entry, Event, Stage, Tournament
 PRIZES = {1: "一等奖", 2: "二等奖", 3: "三等奖"}
 SOUVENIR = "纪念奖"
 PARTICIPATION = "参与奖"
+UNDER_REVIEW = "待复核"  # a place resting on a match the chief referee has yet to review
 A4_LANDSCAPE_MAX = 32  # entries per A4 landscape bracket page
 A3_LANDSCAPE_MAX = 128  # beyond this the tree is printed a quarter per page
 
@@ -377,19 +378,35 @@ def results_context(tournament: Tournament) -> dict:
         bracket = load_bracket(event)
         # Every place the brackets give (the quarter-final losers all 5th …), as the units'
         # standings count them; only 1–3 earn a prize.
-        places = (
-            draw_selectors.placings(event, all_places=True) if bracket.placings else []
-        ) or bracket.placings
+        places, held = bracket.placings, bracket.placings_under_review
+        if places:
+            places, held = draw_selectors.placings_and_review(event, all_places=True)
+            places, held = places or bracket.placings, held or bracket.placings_under_review
         placed = dict((entry.pk, rank) for rank, entry in places)
-        rows = []
-        for rank, entry in places:
-            rows.append({"rank": rank, "entry": entry, "prize": prize_for(rank, entry)})
+        rows = [
+            {"rank": rank, "entry": entry, "prize": prize_for(rank, entry)}
+            for rank, entry in places
+        ]
+        # A place resting on a match under review is given to no one until the chief
+        # referee's review; the entries of those matches get no award meanwhile either.
+        rows += [{"rank": rank, "entry": None, "prize": UNDER_REVIEW} for rank in held]
+        rows.sort(key=lambda row: row["rank"])
+        reviewed = {
+            pk
+            for sv in bracket.stages
+            for rv in sv.rounds
+            for m in rv.matches
+            if m.under_review
+            for pk in (m.home_id, m.away_id)
+        }
         # Everyone else who played gets the souvenir award (纪念奖); withdrawn and
         # disqualified entries get none.
         others = [
             e
             for e in bracket.entries.values()
-            if e.pk not in placed and e.status in (Entry.Status.REGISTERED, Entry.Status.ELIMINATED)
+            if e.pk not in placed
+            and e.pk not in reviewed
+            and e.status in (Entry.Status.REGISTERED, Entry.Status.ELIMINATED)
         ]
         for entry in sorted(others, key=lambda e: e.pk):
             rows.append({"rank": None, "entry": entry, "prize": prize_for(None, entry)})
@@ -407,7 +424,8 @@ def results_context(tournament: Tournament) -> dict:
         )
         rulings = list(
             AuditEntry.objects.filter(
-                match__round__stage__event=event, action=AuditEntry.Action.RULING
+                match__round__stage__event=event,
+                action__in=[AuditEntry.Action.RULING, AuditEntry.Action.REPLAY],
             ).select_related("match")
         )
         events.append(
@@ -415,14 +433,15 @@ def results_context(tournament: Tournament) -> dict:
                 "event": event,
                 "rulings": rulings,
                 "rows": rows,
-                "decided": bool(bracket.placings),
+                "decided": bool(bracket.placing_rows),
+                "under_review": held,
                 "drawn": bracket.drawn,
                 "disqualified": disqualified,
                 "notes": notes,
             }
         )
         for row in rows:
-            if row["rank"] in PRIZES:
+            if row["rank"] in PRIZES and row["entry"] is not None:
                 certificates.append(
                     {"event": event, **row, "text": certificate_text(tournament, event, row)}
                 )

@@ -31,10 +31,18 @@ class Bracket:
     stages: list[StageView]
     placings: list[tuple[int, Entry]]
     entries: dict[int, Entry]
+    # Places held back while the match they come from is under review (待复核).
+    placings_under_review: list[int] = field(default_factory=list)
 
     @property
     def drawn(self) -> bool:
         return bool(self.stages)
+
+    @property
+    def placing_rows(self) -> list[tuple[int, Entry | None]]:
+        """The places in order as shown, a place under review with no one (待复核)."""
+        rows = [*self.placings, *((rank, None) for rank in self.placings_under_review)]
+        return sorted(rows, key=lambda row: row[0])
 
 
 def load_bracket(event: Event) -> Bracket:
@@ -51,6 +59,7 @@ def load_bracket(event: Event) -> Bracket:
         .select_related("venue")
         .order_by("round__stage__order", "round__number", "group", "index")
     )
+    review = draw_selectors.under_review(matches)
     round_by_id = {r.pk: r for r in rounds}
     stage_by_id = {s.pk: s for s in stages}
     for s in stages:
@@ -62,6 +71,7 @@ def load_bracket(event: Event) -> Bracket:
         # Entries come from the one dictionary instead of a join per match.
         m.home = entries.get(m.home_id)
         m.away = entries.get(m.away_id)
+        m.under_review = m.pk in review
     views = []
     for stage in stages:
         stage_matches = [m for m in matches if m.round.stage_id == stage.pk]
@@ -83,11 +93,15 @@ def load_bracket(event: Event) -> Bracket:
             ]
         views.append(view)
     last_stage_matches = [m for m in matches if m.round.stage_id == stages[-1].pk] if stages else []
+    places, held = (
+        draw_selectors.placings_and_review(event, last_stage_matches) if stages else ([], [])
+    )
     return Bracket(
         event=event,
         stages=views,
-        placings=draw_selectors.placings(event, last_stage_matches) if stages else [],
+        placings=places,
         entries=entries,
+        placings_under_review=held,
     )
 
 
@@ -111,8 +125,9 @@ def match_json(event: Event, match: Match) -> dict:
         "group": match.group or None,
         "third_place": match.is_third_place,
         "note": match.result_note or None,
-        # A correction upstream changed who should have played it: the chief referee reviews.
-        "under_review": match.needs_review,
+        # A correction upstream changed who should have played it (or one it came through):
+        # the chief referee reviews (tournaments.draw.selectors.under_review).
+        "under_review": getattr(match, "under_review", match.needs_review),
         "venue": match.venue.name if match.venue_id else None,
         "first_table": match.first_table,
         "scheduled_at": match.scheduled_at.isoformat() if match.scheduled_at else None,
@@ -152,6 +167,8 @@ def bracket_json(bracket: Bracket) -> dict:
         "placings": [
             {"rank": rank, "entry_id": e.pk, "name": e.name} for rank, e in bracket.placings
         ],
+        # Places not given while the match they come from is under review.
+        "placings_under_review": bracket.placings_under_review,
     }
 
 

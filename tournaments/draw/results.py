@@ -109,6 +109,36 @@ def reopen_result(*, match: Match, home_score: int, away_score: int, note: str =
 
 
 @transaction.atomic
+def replay_match(*, match: Match) -> Match:
+    """作废重赛: the match is played again (its tables are voided by the caller, their record
+    kept). Its places are filled again from the matches that feed it — the right entries
+    after a correction — and whoever it had sent on is taken back out of the next matches
+    (or those are flagged, if already played or under way)."""
+    match = Match.objects.select_for_update().select_related("round__stage__event").get(pk=match.pk)
+    for feeder in Match.objects.filter(Q(winner_to=match) | Q(loser_to=match)).select_related(
+        "home", "away"
+    ):
+        for to_id, side, entry in (
+            (feeder.winner_to_id, feeder.winner_to_side, feeder.winner_entry),
+            (feeder.loser_to_id, feeder.loser_to_side, feeder.loser_entry),
+        ):
+            if to_id == match.pk:
+                setattr(match, side, entry)
+    match.status, match.winner = Match.Status.PENDING, ""
+    match.home_score = match.away_score = 0
+    match.home_level_points = match.away_level_points = 0
+    match.result_note, match.finished_at = "", None
+    match.needs_review, match.review_note = False, ""
+    match.save()
+    _move_on_after_correction(match)  # no winner or loser now: their places are emptied
+    signals.announce([match])  # its new tables, for the entries it has now
+    progress.settle([match])  # a walkover if one of them is out of the event
+    match.round.stage.event.bump_version()
+    day_status.follow_status(match.round.stage.event.tournament)
+    return match
+
+
+@transaction.atomic
 def entry_out(*, entry: Entry, status: str = Entry.Status.ELIMINATED, reason: str = "") -> None:
     """An entry leaves the event (弃权, withdrawal, disqualification): its open matches are
     walkovers for the opponents and it is not paired again."""

@@ -97,8 +97,8 @@ def screen_slides(event: Event) -> tuple[list[dict], object]:
     )[:RESULTS_SHOWN]
     if decided:
         slides.append({"kind": "results", "matches": decided})
-    if bracket.placings:
-        slides.append({"kind": "placings", "placings": bracket.placings})
+    if bracket.placing_rows:
+        slides.append({"kind": "placings", "placings": bracket.placing_rows})
     if slides:
         # The units' standings across every event: loaded (and refreshed) by the slide itself
         # from the standings page, which changes with any event, not with this one only.

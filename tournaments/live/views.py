@@ -11,6 +11,7 @@ from django.views.decorators.http import require_safe
 
 from scoring.selectors import pair_name, show_points, tables_of_tie
 from tournaments.access import is_chief, is_organiser, public_event
+from tournaments.draw import selectors as draw_selectors
 from tournaments.draw.read import bracket_json, load_bracket, match_json
 from tournaments.draw.sheet import draw_sheet
 from tournaments.live import http as live
@@ -67,12 +68,14 @@ def bracket_json_view(request: HttpRequest, slug: str, event_slug: str) -> JsonR
 
 
 def _public_match(event: Event, match_id: int) -> Match:
-    return get_object_or_404(
+    match = get_object_or_404(
         Match.objects.select_related("home", "away", "venue", "round__stage"),
         pk=match_id,
         round__stage__event=event,
         round__stage__draw__undone_at__isnull=True,
     )
+    match.under_review = draw_selectors.is_under_review(match)
+    return match
 
 
 @require_safe

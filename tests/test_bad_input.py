@@ -1035,6 +1035,17 @@ ENDPOINTS: dict[str, Endpoint] = {
             needs_review=True, review_note="本场对阵应为…"
         ),
     ),
+    "scoring:replay": Endpoint(
+        "chief",
+        "nantong",
+        lambda w, d: reverse("scoring:replay", args=[w.nantong.slug, w.table.match_id]),
+        lambda w: form(
+            {"reason": value("对阵有误", ""), "confirm": value("1")},
+        ),
+        prepare=lambda w: Match.objects.filter(pk=w.table.match_id).update(
+            needs_review=True, review_note="本场对阵应为…"
+        ),
+    ),
     "scoring:whistle": Endpoint(
         "chief",
         "nantong",

@@ -2,7 +2,8 @@
 submissions, confirmations, corrections, forfeits and disqualifications, by several
 officials, leaves the bracket right at every step.
 
-After each step: an entry stands at most once in a round; a decided match's entrants are
+After each step (the chief referee's 作废重赛 and 维持原结果 among them): an entry stands at
+most once in a round; a decided match's entrants are
 the winners (for the 季军争夺战: the losers) of the matches that feed it, or it is flagged
 for review; the placings are distinct entries agreeing with the final; and no confirmed
 result was confirmed by someone behind it (the second person, always). A refusal
@@ -23,10 +24,11 @@ from scoring.models import TableMatch
 from scoring.services.common import TableError
 from scoring.services.confirmation import authors
 from scoring.services.corrections import correct_table
+from scoring.services.desk import keep_with_ruling, void_and_replay
 from scoring.services.tables import confirm_table, record_event, submit_table, undo_last
 from scoring.tests.utils import assign_referee, guandan
 from tournaments.draw.plan import ResultError
-from tournaments.draw.selectors import placings
+from tournaments.draw.selectors import placings_and_review, under_review
 from tournaments.models import Match, Official
 
 User = get_user_model()
@@ -60,6 +62,8 @@ action = st.one_of(
     st.tuples(
         st.just("correct"), st.integers(0, 50), st.integers(0, len(RECORDS) - 1), st.integers(0, 2)
     ),
+    # The chief referee's choice on a flagged match: 作废重赛 or 维持原结果.
+    st.tuples(st.sampled_from(["replay", "keep"]), st.integers(0, 50), st.just(""), st.just(2)),
 )
 
 
@@ -113,6 +117,15 @@ def _step(people, kind, index, what, who):
         confirm_table(table=table, user=people[who])
     elif kind == "correct":
         correct_table(table=table, events=RECORDS[what], reason="核对记分表", user=people[2])
+    elif kind in ("replay", "keep"):
+        flagged = list(
+            Match.objects.filter(
+                round__stage__event=guandan("nantong-2014"), needs_review=True
+            ).order_by("pk")
+        )
+        if flagged:
+            choice = void_and_replay if kind == "replay" else keep_with_ruling
+            choice(match=flagged[index % len(flagged)], reason="裁判长裁决", user=people[2])
 
 
 def _check_the_bracket():
@@ -138,9 +151,11 @@ def _check_the_bracket():
                     assert getattr(m, f"{side}_id") == (entry.pk if entry else None), (
                         f"{m} was played by someone its feeder {feeder} does not send"
                     )
-    places = placings(event)
+    places, held = placings_and_review(event)
     entries = [e.pk for _rank, e in places]
     assert len(entries) == len(set(entries)), "an entry stands twice in the placings"
+    assert not {rank for rank, _e in places} & set(held), "a place under review is given"
+    review = under_review(matches)
     final = next(
         (
             m
@@ -149,8 +164,10 @@ def _check_the_bracket():
         ),
         None,
     )
-    if final is not None and final.is_decided and places and not final.needs_review:
+    if final is not None and final.is_decided and places and final.pk not in review:
         assert places[0][1].pk == final.winner_entry.pk
+    if final is not None and final.pk in review and final.is_decided:
+        assert 1 in held and 1 not in {rank for rank, _e in places}
     for table in TableMatch.objects.filter(match__in=by_id, status=TableMatch.Status.CONFIRMED):
         assert table.confirmed_by_id not in authors(table), "confirmed by its own author"
 

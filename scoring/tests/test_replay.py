@@ -11,12 +11,7 @@ from scoring.services.common import TableError
 from scoring.services.corrections import correct_table
 from scoring.services.desk import keep_with_ruling, void_and_replay
 from scoring.services.tables import confirm_table
-from scoring.tests.test_services import (  # noqa: F401 (fixtures)
-    no_event_is_ever_deleted,
-    people,
-    win_table,
-    win_tie,
-)
+from scoring.tests.test_services import win_tie
 from scoring.tests.utils import first_round, fresh, guandan, tables
 from tournaments.documents.build import results_context
 from tournaments.draw.read import bracket_json, load_bracket
@@ -95,6 +90,17 @@ def test_everything_resting_on_a_flagged_match_is_under_review_and_no_one_holds_
     named = {row["entry"].pk for row in item["rows"] if row["entry"] is not None}
     assert not named & {final.home_id, final.away_id, third.home_id, third.away_id}
     assert not [c for c in results_context(event.tournament)["certificates"] if c["event"] == event]
+    # The places not resting on it stand (the other quarter-final losers share 5th), and the
+    # entry the correction sends into the semi-final, which a review may still place, gets
+    # no 纪念奖 meanwhile; the units' standings stay provisional.
+    fifth = {row["entry"].pk for row in item["rows"] if row["rank"] == 5}
+    assert fifth == {fresh(qf).loser_entry.pk for qf in qfs[1:]}
+    assert qf1.winner_entry.pk not in {
+        row["entry"].pk for row in item["rows"] if row["entry"] is not None
+    }
+    from tournaments.standings.selectors import standings
+
+    assert standings(event.tournament).final is False
 
 
 def test_void_and_replay_puts_the_right_entries_in_keeps_the_record_and_flags_what_followed(
@@ -116,6 +122,7 @@ def test_void_and_replay_puts_the_right_entries_in_keeps_the_record_and_flags_wh
     semi = fresh(semi)
     # The right entries: QF1's winner now, and QF2's.
     assert semi.status == Match.Status.PENDING and not semi.needs_review
+    assert "重赛" in semi.review_note
     assert semi.home_id == qf1.winner_entry.pk and semi.away_id == fresh(qfs[1]).winner_entry.pk
     # New tables for them; the voided ones are kept with every event, out of the tie.
     new = tables(semi)
@@ -189,9 +196,7 @@ def test_an_old_table_page_leads_to_the_new_table_after_a_replay(people, client)
     assert "作废重赛" in response.content.decode()
 
 
-def test_the_desk_offers_both_choices_and_refuses_a_replay_without_the_ticked_box(
-    people, client
-):
+def test_the_desk_offers_both_choices_and_refuses_a_replay_without_the_ticked_box(people, client):
     referee, chief = people
     qfs, semis, final, _third = _play_whole_knockout(referee, chief)
     _turn_round_quarter_final(qfs[0], referee, chief)
@@ -209,11 +214,25 @@ def test_the_desk_offers_both_choices_and_refuses_a_replay_without_the_ticked_bo
     response = client.post(url, {"reason": "", "confirm": "1"}, follow=True)
     assert "请写明裁决理由" in response.content.decode() and fresh(semi).needs_review
     response = client.post(url, {"reason": "对阵有误", "confirm": "1"}, follow=True)
-    assert response.redirect_chain[-1][0] == reverse(
-        "live:match", args=[SLUG, "guandan", semi.pk]
-    )
+    assert response.redirect_chain[-1][0] == reverse("live:match", args=[SLUG, "guandan", semi.pk])
     assert "重赛" in response.content.decode()
     assert fresh(semi).status == Match.Status.PENDING
     # The final played with the voided semi-final's winner now reads 待复核 on its page.
     page = client.get(reverse("live:match", args=[SLUG, "guandan", final.pk])).content.decode()
     assert "待复核" in page
+
+
+def test_a_next_match_not_started_takes_the_right_entry_and_its_page_says_so(people, client):
+    referee, chief = people
+    qfs = first_round(SLUG)
+    for qf in qfs[:2]:
+        win_tie(qf, "A", referee, chief)
+    semi = fresh(fresh(qfs[0]).winner_to)
+    assert semi.status == Match.Status.PENDING and semi.home_id == fresh(qfs[0]).home_id
+    qf1 = _turn_round_quarter_final(qfs[0], referee, chief)
+    semi = fresh(semi)
+    assert semi.home_id == qf1.away_id and not semi.needs_review
+    page = client.get(reverse("live:match", args=[SLUG, "guandan", semi.pk])).content.decode()
+    assert "的结果已更正，本场对阵改为" in page and qf1.away.name in page
+    # Its tables are the right team's pairs.
+    assert {t.home_pair.entry_id for t in tables(semi)} == {qf1.away_id}

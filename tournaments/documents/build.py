@@ -379,9 +379,9 @@ def results_context(tournament: Tournament) -> dict:
         # Every place the brackets give (the quarter-final losers all 5th …), as the units'
         # standings count them; only 1–3 earn a prize.
         places, held = bracket.placings, bracket.placings_under_review
-        if places:
-            places, held = draw_selectors.placings_and_review(event, all_places=True)
-            places, held = places or bracket.placings, held or bracket.placings_under_review
+        if places or held:
+            every, every_held = draw_selectors.placings_and_review(event, all_places=True)
+            places, held = every or places, every_held or held
         placed = dict((entry.pk, rank) for rank, entry in places)
         rows = [
             {"rank": rank, "entry": entry, "prize": prize_for(rank, entry)}
@@ -391,14 +391,7 @@ def results_context(tournament: Tournament) -> dict:
         # referee's review; the entries of those matches get no award meanwhile either.
         rows += [{"rank": rank, "entry": None, "prize": UNDER_REVIEW} for rank in held]
         rows.sort(key=lambda row: row["rank"])
-        reviewed = {
-            pk
-            for sv in bracket.stages
-            for rv in sv.rounds
-            for m in rv.matches
-            if m.under_review
-            for pk in (m.home_id, m.away_id)
-        }
+        reviewed = _entries_under_review(bracket)
         # Everyone else who played gets the souvenir award (纪念奖); withdrawn and
         # disqualified entries get none.
         others = [
@@ -453,6 +446,21 @@ def results_context(tournament: Tournament) -> dict:
         "date": tournament.starts_on,
         "signature": tournament.certificate_signature or tournament.organiser_name,
     }
+
+
+def _entries_under_review(bracket: Bracket) -> set[int]:
+    """The entries a review may still place: those of the matches under review, and those
+    their feeders now send there (the rightful entry of a flagged match)."""
+    matches = [m for sv in bracket.stages for rv in sv.rounds for m in rv.matches]
+    review = {m.pk for m in matches if m.under_review}
+    found = set()
+    for m in matches:
+        if m.pk in review:
+            found |= {m.home_id, m.away_id}
+        for to_id, entry in ((m.winner_to_id, m.winner_entry), (m.loser_to_id, m.loser_entry)):
+            if to_id in review and entry is not None:
+                found.add(entry.pk)
+    return found - {None}
 
 
 def certificate_text(tournament: Tournament, event: Event, row: dict) -> list[str]:

@@ -216,8 +216,11 @@ def settle(matches: list[Match]) -> None:
                             # correction: its record is kept, the chief referee decides.
                             flag_for_review(nxt, match, entry)
                             continue
+                        replaced = bool(getattr(nxt, f"{side}_id") or nxt.review_note)
                         setattr(nxt, side, entry)
-                        nxt.save(update_fields=[side])
+                        if replaced:  # after a correction: the match's page says so
+                            note_new_pairing(nxt, match, entry)
+                        nxt.save(update_fields=[side, "review_note"])
                         signals.announce([nxt])
                     elif nxt.needs_review and feeders_agree(nxt):
                         nxt.needs_review, nxt.review_note = False, ""
@@ -229,14 +232,31 @@ def settle(matches: list[Match]) -> None:
         _advance_stage(stage)
 
 
+def note_new_pairing(target: Match, source: Match, entry) -> None:
+    """The note a match not yet started carries when a correction of ``source`` changed who
+    plays it — ``entry`` now, or nobody yet (saved by the caller)."""
+    if entry is not None:
+        target.review_note = _("上一场（%(m)s）的结果已更正，本场对阵改为：%(tie)s。") % {
+            "m": str(source),
+            "tie": str(target),
+        }
+    else:
+        target.review_note = _("上一场（%(m)s）的结果已更正，本场对阵待定。") % {"m": str(source)}
+
+
 def flag_for_review(target: Match, source: Match, entry) -> None:
     """``target`` was played (or is under way) with another entry than ``source``'s result now
     sends it: its record is kept and it is flagged for the chief referee (needs_review)."""
     target.needs_review = True
-    target.review_note = _("上一场（%(m)s）的结果已更正，本场对阵应为%(e)s；请裁判长复核。") % {
-        "m": str(source),
-        "e": entry.name if entry else "—",
-    }
+    if entry is None:
+        target.review_note = _(
+            "上一场（%(m)s）已无结果（更正后重新进行或作废重赛），本场对阵待定；请裁判长复核。"
+        ) % {"m": str(source)}
+    else:
+        target.review_note = _("上一场（%(m)s）的结果已更正，本场对阵应为%(e)s；请裁判长复核。") % {
+            "m": str(source),
+            "e": entry.name,
+        }
     target.save(update_fields=["needs_review", "review_note"])
 
 

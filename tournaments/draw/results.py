@@ -86,7 +86,9 @@ def _move_on_after_correction(match: Match) -> list[Match]:
             progress.flag_for_review(target, match, entry)
             continue
         setattr(target, side, entry)
-        target.save(update_fields=[side])
+        # Not started: the right entry takes the place at once, and the match's page says so.
+        progress.note_new_pairing(target, match, entry)
+        target.save(update_fields=[side, "review_note"])
         signals.announce([target], repaired=True)  # not started: its tables are rebuilt
         moved.append(target)
     progress.settle(moved)
@@ -128,7 +130,8 @@ def replay_match(*, match: Match) -> Match:
     match.home_score = match.away_score = 0
     match.home_level_points = match.away_level_points = 0
     match.result_note, match.finished_at = "", None
-    match.needs_review, match.review_note = False, ""
+    match.needs_review = False
+    match.review_note = _("本场原记录已作废，由%(tie)s重赛。") % {"tie": str(match)}
     match.save()
     _move_on_after_correction(match)  # no winner or loser now: their places are emptied
     signals.announce([match])  # its new tables, for the entries it has now

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from django.db.models import Sum
 
-from tournaments.draw.selectors import places_of
+from tournaments.draw.selectors import places_and_review
 from tournaments.models import Draw, Entry, Event, Match, Round, Stage, Tournament, Unit
 from tournaments.standings import rules
 
@@ -98,8 +98,9 @@ def load_day(
         mine_stages = [s for s in stages if draw and s.draw_id == draw.pk]
         mine = [m for m in matches if m.round.stage.draw_id == (draw.pk if draw else None)]
         event_entries = {pk: e for pk, e in entries.items() if e.event_id == event.pk}
-        placed = places_of(mine_stages, mine, event_entries, all_places=True)
-        finished = bool(placed) and all(m.is_decided for m in mine)
+        placed, held = places_and_review(mine_stages, mine, event_entries, all_places=True)
+        # A place under the chief referee's review keeps the standings provisional (暂定).
+        finished = bool(placed) and not held and all(m.is_decided for m in mine)
         if not event_entries:
             finished = True  # nothing to play: it does not hold the standings back
         days[event.pk] = EventDay(

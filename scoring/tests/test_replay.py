@@ -63,7 +63,7 @@ def _flags(data) -> dict[int, bool]:
 
 
 def test_everything_resting_on_a_flagged_match_is_under_review_and_no_one_holds_its_places(
-    people,
+    people, client
 ):
     referee, chief = people
     qfs, semis, final, third = _play_whole_knockout(referee, chief)
@@ -98,6 +98,18 @@ def test_everything_resting_on_a_flagged_match_is_under_review_and_no_one_holds_
     assert qf1.winner_entry.pk not in {
         row["entry"].pk for row in item["rows"] if row["entry"] is not None
     }
+    # The hall projector: the tree's three matches and the four places read 待复核.
+    screen = client.get(reverse("live:screen", args=[SLUG, "guandan"])).content.decode()
+    assert (
+        screen.count('class="tree-match under-review')
+        + screen.count('class="tree-match third under-review')
+        == 3
+    )
+    placings = screen[screen.index('class="screen-placings"') :].split("</ol>")[0]
+    assert placings.count("待复核") == 4
+    # The bracket page's 名次 too.
+    page = client.get(reverse("live:bracket", args=[SLUG, "guandan"])).content.decode()
+    assert page[page.index('class="placing-list"') :].split("</ol>")[0].count("待复核") == 4
     from tournaments.standings.selectors import standings
 
     assert standings(event.tournament).final is False

@@ -746,6 +746,18 @@ ENDPOINTS: dict[str, Endpoint] = {
         ),
         creates_users=True,
     ),
+    "registration:unit-import": Endpoint(
+        "leader",
+        "cup",
+        lambda w, d: _cup(
+            w,
+            "registration:unit-import",
+            d.draw(st.sampled_from([u.pk for u in w.own_units])),
+            "pairs",
+        ),
+        _xlsx_upload,
+        upload=True,
+    ),
     "manage:entries-import": Endpoint(
         "organiser",
         "cup",
@@ -1093,6 +1105,7 @@ READ_ONLY = {
     "manage:entries",
     "manage:entries-template",
     "manage:entries-export",
+    "registration:unit-form",
     "live:bracket",
     "live:bracket-json",
     "live:match",
@@ -1130,6 +1143,7 @@ DOWNLOADS = {
     "documents:scoresheets-pdf",
     "manage:entries-template",
     "manage:entries-export",
+    "registration:unit-form",
 }
 
 

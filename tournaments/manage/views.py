@@ -1,6 +1,5 @@
 """The organiser's pages (组织者): set up the tournament, its events and units, registration."""
 
-import base64
 from collections import defaultdict
 
 from django.contrib import messages
@@ -9,6 +8,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -27,9 +27,7 @@ from tournaments.manage.forms import (
 from tournaments.models import Entry, Event, Official, Tournament, Unit
 from tournaments.registration.selectors import name_clashes
 from tournaments.registration.services import deadline_passed
-
-XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-MAX_UPLOAD_BYTES = 5 * 1024 * 1024
+from tournaments.registration.spreadsheets.upload import import_flow, xlsx_response
 
 # Status changes an organiser can make from the dashboard; 已抽签, 比赛中 and 已结束 follow
 # the draw and the results (tournaments/draw/status.py).
@@ -298,7 +296,7 @@ def entries_template(request: HttpRequest, tournament: Tournament, event_slug: s
     from tournaments.registration.spreadsheets.template import template_workbook
 
     event = get_event(tournament, event_slug)
-    return _xlsx(template_workbook(event), f"{tournament.slug}-{event.slug}-报名表.xlsx")
+    return xlsx_response(template_workbook(event), f"{tournament.slug}-{event.slug}-报名表.xlsx")
 
 
 @organiser_required
@@ -307,71 +305,25 @@ def entries_export(request: HttpRequest, tournament: Tournament, event_slug: str
     from tournaments.registration.spreadsheets.export import export_workbook
 
     event = get_event(tournament, event_slug)
-    return _xlsx(export_workbook(event), f"{tournament.slug}-{event.slug}-报名.xlsx")
-
-
-def _xlsx(data: bytes, filename: str) -> HttpResponse:
-    from urllib.parse import quote
-
-    response = HttpResponse(data, content_type=XLSX)
-    response["Content-Disposition"] = f"attachment; filename*=UTF-8''{quote(filename)}"
-    return response
+    return xlsx_response(export_workbook(event), f"{tournament.slug}-{event.slug}-报名.xlsx")
 
 
 @organiser_required
 @require_http_methods(["GET", "POST"])
 def entries_import(request: HttpRequest, tournament: Tournament, event_slug: str) -> HttpResponse:
-    """Upload → preview (every problem by row; nothing saved) → confirm → import.
-
-    The checked file waits in the session between preview and confirmation, so the
-    organiser does not pick it again; it is imported only if it is still valid then.
-    """
+    """The organiser's import of a filled-in form, for any unit (see ``import_flow``)."""
     from tournaments.registration.spreadsheets.imports import import_workbook
-    from tournaments.registration.spreadsheets.safety import check_filename
 
     event = get_event(tournament, event_slug)
-    session_key = f"import:{event.pk}"
-    context = {"tournament": tournament, "event": event}
-    if request.method == "GET":
-        return render(request, "tournaments/manage/import.html", context)
-    if request.POST.get("confirm"):
-        stored = request.session.get(session_key)
-        if not stored:
-            messages.error(request, _("请先上传并检查报名表。"))
-            return redirect("manage:entries-import", slug=tournament.slug, event_slug=event.slug)
-        result = import_workbook(event=event, data=base64.b64decode(stored), user=request.user)
-        if result.problems:
-            context.update(
-                problems=[str(p) for p in result.problems],
-                filename=request.session.get(session_key + ":name"),
-            )
-            return render(request, "tournaments/manage/import.html", context, status=422)
-        request.session.pop(session_key, None)
-        messages.success(request, _("已导入%(n)s个报名。") % {"n": len(result.entries)})
-        return redirect("manage:entries", slug=tournament.slug)
-    upload = request.FILES.get("file")
-    if upload is None:
-        context["problems"] = [_("请选择一个 .xlsx 报名表文件。")]
-        return render(request, "tournaments/manage/import.html", context, status=422)
-    if upload.size > MAX_UPLOAD_BYTES:
-        context["problems"] = [_("文件太大（最大5 MB）。")]
-        return render(request, "tournaments/manage/import.html", context, status=422)
-    wrong_name = check_filename(upload.name)
-    if wrong_name is not None:
-        context["problems"] = [str(wrong_name)]
-        return render(request, "tournaments/manage/import.html", context, status=422)
-    data = upload.read()
-    result = import_workbook(event=event, data=data, user=request.user, dry_run=True)
-    context.update(
-        filename=upload.name, problems=[str(p) for p in result.problems], forms=result.forms
+    return import_flow(
+        request,
+        session_key=f"import:{event.pk}",
+        run=lambda data, dry_run: import_workbook(
+            event=event, data=data, user=request.user, dry_run=dry_run
+        ),
+        context={"tournament": tournament, "event": event},
+        done=reverse("manage:entries", args=[tournament.slug]),
     )
-    if result.problems:
-        request.session.pop(session_key, None)
-        return render(request, "tournaments/manage/import.html", context, status=422)
-    request.session[session_key] = base64.b64encode(data).decode("ascii")
-    request.session[session_key + ":name"] = upload.name
-    context["ready"] = True
-    return render(request, "tournaments/manage/import.html", context)
 
 
 @organiser_required

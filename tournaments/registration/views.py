@@ -5,6 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -239,3 +240,47 @@ def withdraw(request: HttpRequest, slug: str, entry_id: int) -> HttpResponse:
     if organiser and request.POST.get("next") == "manage":
         return redirect("manage:entries", slug=slug)
     return redirect("registration:unit", slug=slug, unit_id=entry.unit_id)
+
+
+@login_required
+@require_safe
+def unit_form(request: HttpRequest, slug: str, unit_id: int, event_slug: str) -> HttpResponse:
+    """下载本单位报名表: the event's form with the unit's name in its example row, for the
+    leader to fill in (the 工会文体委员's form of the notices) and import from the unit page."""
+    from tournaments.registration.spreadsheets.template import template_workbook
+    from tournaments.registration.spreadsheets.upload import xlsx_response
+
+    tournament = get_object_or_404(Tournament, slug=slug)
+    unit, _organiser = get_unit_for_registrant(request, tournament, unit_id)
+    event = get_event(tournament, event_slug)
+    return xlsx_response(
+        template_workbook(event, unit=unit),
+        f"{tournament.slug}-{event.slug}-{unit.name}-报名表.xlsx",
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def unit_import(request: HttpRequest, slug: str, unit_id: int, event_slug: str) -> HttpResponse:
+    """用报名表导入: the unit's own filled-in form, checked row by row, then imported once
+    confirmed — a leader held to the leader's rules, every row the unit's."""
+    from tournaments.registration.spreadsheets.imports import import_workbook
+    from tournaments.registration.spreadsheets.upload import import_flow
+
+    tournament = get_object_or_404(Tournament, slug=slug)
+    unit, organiser = get_unit_for_registrant(request, tournament, unit_id)
+    event = get_event(tournament, event_slug)
+    return import_flow(
+        request,
+        session_key=f"import:{event.pk}:unit:{unit.pk}",
+        run=lambda data, dry_run: import_workbook(
+            event=event, data=data, user=request.user, dry_run=dry_run, unit=unit
+        ),
+        context={
+            "tournament": tournament,
+            "event": event,
+            "unit": unit,
+            "closed": _closed_reason(tournament, event, organiser),
+        },
+        done=reverse("registration:unit", args=[slug, unit.pk]),
+    )

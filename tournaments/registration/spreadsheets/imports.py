@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext as _
 from openpyxl import load_workbook
 
-from tournaments.models import Entry, Event
+from tournaments.access import is_organiser
+from tournaments.models import Entry, Event, Unit
 from tournaments.registration.services import (
     EntryForm,
     PersonForm,
@@ -360,17 +361,45 @@ def _merge(*groups: list[Problem]) -> list[Problem]:
     return sorted(merged, key=_row_key)
 
 
-def import_workbook(*, event: Event, data, user=None, dry_run: bool = False) -> ImportResult:
-    """Import an .xlsx form as the organiser: every problem of the file, or (unless
-    ``dry_run``) all its entries registered in one transaction. Nothing is saved unless the
-    whole file is valid."""
+def import_workbook(
+    *, event: Event, data, user=None, dry_run: bool = False, unit: Unit | None = None
+) -> ImportResult:
+    """Import an .xlsx form: every problem of the file, or (unless ``dry_run``) all its
+    entries registered in one transaction. Nothing is saved unless the whole file is valid.
+
+    Without ``unit``: the organiser's import, any unit, the organiser's rules. With ``unit``:
+    that unit's own form, from its page — every row must be the unit's, and a team leader
+    (not an organiser) is held to the leader's rules (registration open, the deadline, no
+    on-site entries), as on the web form."""
+    organiser = unit is None or is_organiser(user, event.tournament)
     forms, problems = parse_workbook(event, data)
+    if unit is not None:
+        problems = _merge(problems, _other_units(forms, unit))
+    leader_units = {unit.pk} if unit is not None else None
     if forms:
-        problems = _merge(problems, check_entries(event, forms, organiser=True)[0])
+        problems = _merge(
+            problems,
+            check_entries(event, forms, organiser=organiser, leader_units=leader_units)[0],
+        )
     if problems or dry_run:
         return ImportResult(entries=[], forms=forms, problems=problems)
     try:
-        entries = register_entries(event=event, forms=forms, user=user, organiser=True)
+        entries = register_entries(
+            event=event, forms=forms, user=user, organiser=organiser, leader_units=leader_units
+        )
     except RegistrationError as exc:
         return ImportResult(entries=[], forms=forms, problems=_merge(exc.problems))
     return ImportResult(entries=entries, forms=forms, problems=[])
+
+
+def _other_units(forms: list[EntryForm], unit: Unit) -> list[Problem]:
+    """A unit's own form names only that unit (an example row is skipped when read)."""
+    return [
+        Problem(
+            form.where,
+            _("这份报名表只能填写%(unit)s的报名（这里是“%(other)s”）。")
+            % {"unit": unit.name, "other": form.unit},
+        )
+        for form in forms
+        if normalise_name(form.unit) != normalise_name(unit.name)
+    ]

@@ -33,15 +33,17 @@ from tournaments.registration.spreadsheets.layout import (
 from tournaments.registration.spreadsheets.safety import make_inert
 
 
-def template_workbook(event: Event) -> bytes:
-    """A blank form for the event: title, headers, one example row and the 说明 sheet."""
-    return write_workbook(event, rows=[], example=_example_row(event))
+def template_workbook(event: Event, *, unit: Unit | None = None) -> bytes:
+    """A blank form for the event: title, headers, one example row and the 说明 sheet; a
+    unit's own form names that unit in its example row."""
+    return write_workbook(event, rows=[], example=_example_row(event, unit))
 
 
-def _example_row(event: Event) -> dict:
-    units = list(event.tournament.units.order_by("id"))
-    plain = [u for u in units if u.kind != Unit.Kind.JOINT]
-    unit = (plain or units or [None])[0]
+def _example_row(event: Event, unit: Unit | None = None) -> dict:
+    if unit is None:
+        units = list(event.tournament.units.order_by("id"))
+        plain = [u for u in units if u.kind != Unit.Kind.JOINT]
+        unit = (plain or units or [None])[0]
     label = f"{EXAMPLE_PREFIX}：{unit.name if unit else '某单位'}"
     people = {
         FIRST + NAME: "张三",

@@ -703,9 +703,7 @@ ENDPOINTS: dict[str, Endpoint] = {
         lambda w, d: _cup(
             w,
             "manage:unit-edit",
-            d.draw(
-                st.sampled_from(_ids(w.cup.units.values_list("pk", flat=True), w.ids["unit"]))
-            ),
+            d.draw(st.sampled_from(_ids(w.cup.units.values_list("pk", flat=True), w.ids["unit"]))),
         ),
         lambda w: form(
             {
@@ -728,9 +726,7 @@ ENDPOINTS: dict[str, Endpoint] = {
         lambda w, d: _cup(
             w,
             "manage:unit-delete",
-            d.draw(
-                st.sampled_from(_ids(w.cup.units.values_list("pk", flat=True), w.ids["unit"]))
-            ),
+            d.draw(st.sampled_from(_ids(w.cup.units.values_list("pk", flat=True), w.ids["unit"]))),
         ),
         lambda w: form({"confirm": value("1", "", "0")}),
     ),

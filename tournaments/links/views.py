@@ -102,9 +102,9 @@ def login_links(request: HttpRequest, slug: str) -> HttpResponse:
     # links only): listed for them, newest first, each with its unit and its state.
     invites = None
     if is_organiser(request.user, tournament):
-        invites = LoginLink.objects.filter(tournament=tournament, unit__isnull=False).select_related(
-            "unit", "leader", "created_by"
-        )
+        invites = LoginLink.objects.filter(
+            tournament=tournament, unit__isnull=False
+        ).select_related("unit", "leader", "created_by")
     return render(
         request,
         "tournaments/login_links.html",

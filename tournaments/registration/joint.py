@@ -58,7 +58,9 @@ def joint_team_member_problems(team, members) -> list[str]:
     )
     for entry in alone:
         problems.append(
-            _("%(unit)s已在%(event)s单独报名，联队%(team)s也报名了%(event)s，同一项目联队和它的组成单位只能有一方参赛。")
+            _(
+                "%(unit)s已在%(event)s单独报名，联队%(team)s也报名了%(event)s，同一项目联队和它的组成单位只能有一方参赛。"
+            )
             % {"unit": entry.unit.name, "event": entry.event.name, "team": team.name}
         )
     playing = set(

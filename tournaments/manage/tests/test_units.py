@@ -72,16 +72,16 @@ def test_the_units_page_offers_to_change_and_remove_each_unit(client, boss, cup)
     assert "修改名称与组成单位" in text and "删除联队" in text and "确认删除" in text
 
 
-def test_a_unit_renamed_carries_its_entries_names_and_keeps_the_form_on_a_clash(
-    client, boss, cup
-):
+def test_a_unit_renamed_carries_its_entries_names_and_keeps_the_form_on_a_clash(client, boss, cup):
     _team_entry(cup, "历史")
     # Two 张伟 in the pairs: the second reads 张伟/李娜（历史）.
     for unit in ("生物", "历史"):
         register_entries(
             event=cup.pairs,
             organiser=True,
-            forms=[EntryForm(unit=unit, pairs=[(PersonForm("张伟", "男"), PersonForm("李娜", "女"))])],
+            forms=[
+                EntryForm(unit=unit, pairs=[(PersonForm("张伟", "男"), PersonForm("李娜", "女"))])
+            ],
         )
     client.force_login(boss)
     history = cup.u["历史"]

@@ -154,7 +154,8 @@ def units(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         messages.success(request, _("已添加单位“%(name)s”。") % {"name": unit.name})
         return redirect("manage:units", slug=tournament.slug)
     unit_list = tournament.units.prefetch_related("members", "leaders").annotate(
-        active=Count("entries", filter=Q(entries__status=Entry.Status.REGISTERED))
+        active=Count("entries", filter=Q(entries__status=Entry.Status.REGISTERED)),
+        held=Count("entries"),  # any entry, withdrawn too: such a unit stays
     )
     return render(
         request,

@@ -64,12 +64,15 @@ def _delete(t, unit):
 
 
 def test_the_units_page_offers_to_change_and_remove_each_unit(client, boss, cup):
+    _team_entry(cup, "历史")
     client.force_login(boss)
     text = client.get(reverse("manage:units", args=[cup.slug])).content.decode()
     for unit in cup.u.values():
         assert f'href="{_edit(cup, unit)}"' in text
-        assert f'action="{_delete(cup, unit)}"' in text
+        assert (f'action="{_delete(cup, unit)}"' in text) == (unit.name != "历史")
     assert "修改名称与组成单位" in text and "删除联队" in text and "确认删除" in text
+    # A unit with entries says why it stays instead of offering a removal.
+    assert text.count("已有报名，不能删除；不再参赛请在报名页办理退赛。") == 1
 
 
 def test_a_unit_renamed_carries_its_entries_names_and_keeps_the_form_on_a_clash(client, boss, cup):

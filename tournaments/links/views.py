@@ -26,7 +26,6 @@ from guandan_cup.inputs import BIG_INT, whole_number
 from tournaments.access import can_issue_login_links, is_organiser, organiser_required
 from tournaments.homes import home_for
 from tournaments.links.services import (
-    STATE_MESSAGES,
     LoginLinkError,
     default_day,
     leader_invite_create,
@@ -35,6 +34,7 @@ from tournaments.links.services import (
     login_link_find,
     login_link_redeem,
     login_link_revoke,
+    state_message,
 )
 from tournaments.models import LoginLink, Official, Tournament, Unit
 
@@ -191,7 +191,7 @@ def redeem(request: HttpRequest, token: str) -> HttpResponse:
         try:
             link = login_link_redeem(token=token)
         except LoginLinkError as err:
-            return _refused(request, err.code)
+            return _refused(request, err.code, err.message)
         user = link.account
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         # The login ends with the day the link was made for, and never lasts longer than
@@ -215,7 +215,7 @@ def redeem(request: HttpRequest, token: str) -> HttpResponse:
     link = login_link_find(token)
     state = login_link_check(link)
     if state != "valid":
-        return _refused(request, state)
+        return _refused(request, state, state_message(state, link))
     return render(request, "tournaments/login_link.html", {"link": link})
 
 
@@ -229,10 +229,10 @@ def _landing(request: HttpRequest, user) -> str:
     return home_for(user)
 
 
-def _refused(request: HttpRequest, state: str) -> HttpResponse:
+def _refused(request: HttpRequest, state: str, problem: str) -> HttpResponse:
     return render(
         request,
         "tournaments/login_link.html",
-        {"problem": STATE_MESSAGES[state]},
+        {"problem": problem},
         status=404 if state == "unknown" else 410,
     )

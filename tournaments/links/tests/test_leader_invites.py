@@ -101,7 +101,8 @@ def test_a_voided_invitation_logs_nobody_in(client, cup):
     phone = Client()
     assert phone.get(reverse("accounts-login-link", args=[token])).status_code == 410
     response = phone.post(reverse("accounts-login-link", args=[token]))
-    assert response.status_code == 410 and "已作废" in response.content.decode()
+    assert response.status_code == 410
+    assert "这个邀请链接已作废；请组织者重新生成。" in response.content.decode()
     assert not logged_in(phone)
     # Voided twice: said so, nothing changes.
     response = client.post(revoke_url(cup, link), {"confirm": "1"}, follow=True)
@@ -119,7 +120,11 @@ def test_a_used_invitation_cannot_be_voided_nor_used_again(client, cup):
     assert LoginLink.objects.get().revoked_at is None
     again = Client()
     response = again.post(reverse("accounts-login-link", args=[token]))
-    assert response.status_code == 410 and "已经用过" in response.content.decode()
+    assert response.status_code == 410
+    assert "这个邀请链接已经用过了（每个链接只能登录一次）；请组织者重新生成。" in (
+        response.content.decode()
+    )
+    assert again.get(reverse("accounts-login-link", args=[token])).status_code == 410
     assert not logged_in(again)
 
 

@@ -697,6 +697,39 @@ ENDPOINTS: dict[str, Endpoint] = {
             }
         ),
     ),
+    "manage:unit-edit": Endpoint(
+        "organiser",
+        "cup",
+        lambda w, d: _cup(
+            w,
+            "manage:unit-edit",
+            d.draw(st.sampled_from(_ids(w.cup.units.values_list("pk", flat=True), w.ids["unit"]))),
+        ),
+        lambda w: form(
+            {
+                "name": value("丁组", "甲乙丙联队", *twins("甲组", "甲乙联队")),
+                "kind": value("union_group", "joint", "department"),
+                "members": Valid(
+                    st.lists(
+                        st.sampled_from(
+                            _ids(w.cup.units.values_list("pk", flat=True), w.ids["unit"])
+                        ),
+                        max_size=3,
+                    )
+                ),
+            }
+        ),
+    ),
+    "manage:unit-delete": Endpoint(
+        "organiser",
+        "cup",
+        lambda w, d: _cup(
+            w,
+            "manage:unit-delete",
+            d.draw(st.sampled_from(_ids(w.cup.units.values_list("pk", flat=True), w.ids["unit"]))),
+        ),
+        lambda w: form({"confirm": value("1", "", "0")}),
+    ),
     "manage:add-leader": Endpoint(
         "organiser",
         "cup",

@@ -35,7 +35,7 @@ from scoring.services.reports import add_report, rule_report
 from scoring.services.tables import ensure_tables, record_event, submit_table
 from scoring.tests.utils import assign_referee
 from tournaments.draw.make import draw_event
-from tournaments.links.services import SHANGHAI, login_link_create
+from tournaments.links.services import SHANGHAI, leader_invite_create, login_link_create
 from tournaments.models import (
     Draw,
     Entry,
@@ -323,6 +323,8 @@ ARGS: dict[str, Callable] = {
     "manage:event-new": _reg,
     "manage:event-edit": _reg_event,
     "manage:units": _reg,
+    "manage:unit-edit": lambda w: {"slug": w.reg.slug, "unit_id": w.spare_unit.pk},
+    "manage:unit-delete": lambda w: {"slug": w.reg.slug, "unit_id": w.spare_unit.pk},
     "manage:add-leader": lambda w: {"slug": w.reg.slug, "unit_id": w.unit.pk},
     "links:leader-invite": lambda w: {"slug": w.reg.slug, "unit_id": w.unit.pk},
     "manage:entries": _reg,
@@ -417,6 +419,8 @@ WRITING = {
     "manage:event-new",
     "manage:event-edit",
     "manage:units",
+    "manage:unit-edit",
+    "manage:unit-delete",
     "manage:add-leader",
     "manage:officials",
     "manage:reset-password",
@@ -483,6 +487,12 @@ def _link(w):
     link, token = login_link_create(official=w.new_referee, created_by=w.users["chief"])
     w.prepared_link = link
     return {"link_id": link.pk, "token": token}
+
+
+def _invite(w):
+    link, token = leader_invite_create(unit=w.spare_unit, created_by=w.users["organiser"])
+    w.prepared_link = link
+    return {"slug": w.reg.slug, "link_id": link.pk, "token": token}
 
 
 def _events(w):
@@ -731,6 +741,30 @@ MATRIX: list[Row] = [
         data={"name": "工会", "kind": "union_group"},
         done=lambda w: w.reg.units.filter(name="工会").exists(),
     ),
+    Row("GET", "manage:unit-edit", ORGANISER),
+    Row(
+        "POST",
+        "manage:unit-edit",
+        ORGANISER,
+        data={"name": "后勤处", "kind": "office"},
+        done=lambda w: fresh(w.spare_unit).name == "后勤处",
+    ),
+    Row(
+        "POST",
+        "manage:unit-edit",
+        "login 403 403 403 403 403 403 404 404",
+        note="a unit of another tournament",
+        prepare=lambda w: {"unit_id": w.nantong.units.get(name="后勤").pk},
+        data={"name": "后勤处", "kind": "office"},
+    ),
+    Row(
+        "POST",
+        "manage:unit-delete",
+        ORGANISER,
+        data={"confirm": "1"},
+        done=lambda w: not Unit.objects.filter(pk=w.spare_unit.pk).exists(),
+    ),
+    Row("GET", "manage:unit-delete", ORGANISER_405),
     Row(
         "POST",
         "manage:add-leader",
@@ -1042,7 +1076,17 @@ MATRIX: list[Row] = [
         "POST",
         "links:revoke",
         CHIEF,
+        data={"confirm": "1"},
         prepare=_link,
+        done=lambda w: fresh(w.prepared_link).revoked_at is not None,
+    ),
+    Row(
+        "POST",
+        "links:revoke",
+        ORGANISER,
+        note="a team leader's invitation",
+        data={"confirm": "1"},
+        prepare=_invite,
         done=lambda w: fresh(w.prepared_link).revoked_at is not None,
     ),
     Row("GET", "links:revoke", LOGGED_IN_405, prepare=_link),

@@ -128,19 +128,25 @@ def can_issue_login_links(user, tournament: Tournament) -> bool:
     ).exists()
 
 
+def may_see_draft(user, tournament: Tournament) -> bool:
+    """A draft (草稿) is hidden from the public; its organisers (and staff) read its pages
+    while they set it up, marked 草稿（未公开）."""
+    return user.is_staff or is_organiser(user, tournament)
+
+
 def public_event(request: HttpRequest, slug: str, event_slug: str) -> Event:
-    """The event with its tournament in one query; drafts only for staff."""
+    """The event with its tournament in one query; a draft's only for :func:`may_see_draft`."""
     event = get_object_or_404(
         Event.objects.select_related("tournament"), tournament__slug=slug, slug=event_slug
     )
-    if not event.tournament.is_public and not request.user.is_staff:
+    if not event.tournament.is_public and not may_see_draft(request.user, event.tournament):
         raise Http404("No such tournament")
     return event
 
 
 def get_public_tournament(request: HttpRequest, slug: str) -> Tournament:
-    """A tournament anyone may read; drafts only for staff."""
+    """A tournament anyone may read; a draft only for :func:`may_see_draft`."""
     tournament = get_object_or_404(Tournament, slug=slug)
-    if not tournament.is_public and not request.user.is_staff:
+    if not tournament.is_public and not may_see_draft(request.user, tournament):
         raise Http404("No such tournament")
     return tournament

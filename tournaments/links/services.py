@@ -22,6 +22,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from tournaments.models import LoginLink, Official, Unit
 
@@ -207,12 +208,27 @@ def login_link_find(token: str) -> LoginLink | None:
 
 
 STATE_MESSAGES = {
-    "unknown": _("这个登录链接无效：请检查是否完整，或请裁判长重新生成。"),
-    "used": _("这个登录链接已经用过了（每个链接只能登录一次）；请裁判长重新生成。"),
-    "expired": _("这个登录链接已过期（到当天23:59为止）；请裁判长重新生成。"),
-    "revoked": _("这个登录链接已作废；请裁判长重新生成。"),
-    "not_allowed": _("这个账号不能用一次性链接登录；请用密码登录。"),
+    "unknown": gettext_lazy("这个登录链接无效：请检查是否完整，或请裁判长重新生成。"),
+    "used": gettext_lazy("这个登录链接已经用过了（每个链接只能登录一次）；请裁判长重新生成。"),
+    "expired": gettext_lazy("这个登录链接已过期（到当天23:59为止）；请裁判长重新生成。"),
+    "revoked": gettext_lazy("这个登录链接已作废；请裁判长重新生成。"),
+    "not_allowed": gettext_lazy("这个账号不能用一次性链接登录；请用密码登录。"),
 }
+
+
+# A team leader's invitation comes from the organisers, not the chief referee.
+LEADER_STATE_MESSAGES = {
+    "used": gettext_lazy("这个邀请链接已经用过了（每个链接只能登录一次）；请组织者重新生成。"),
+    "expired": gettext_lazy("这个邀请链接已过期；请组织者重新生成。"),
+    "revoked": gettext_lazy("这个邀请链接已作废；请组织者重新生成。"),
+}
+
+
+def state_message(state: str, link: LoginLink | None = None) -> str:
+    """What the person holding ``link`` reads when it does not log them in."""
+    if link is not None and link.is_leader_invite and state in LEADER_STATE_MESSAGES:
+        return str(LEADER_STATE_MESSAGES[state])
+    return str(STATE_MESSAGES[state])
 
 
 def login_link_check(link: LoginLink | None) -> str:
@@ -236,12 +252,12 @@ def login_link_redeem(*, token: str, now: dt.datetime | None = None) -> LoginLin
     link = login_link_find(token)
     state = login_link_check(link)
     if state != "valid":
-        raise LoginLinkError(state, str(STATE_MESSAGES[state]))
+        raise LoginLinkError(state, state_message(state, link))
     used = LoginLink.objects.filter(
         pk=link.pk, used_at__isnull=True, revoked_at__isnull=True, expires_at__gt=now
     ).update(used_at=now)
     if not used:
-        raise LoginLinkError("used", str(STATE_MESSAGES["used"]))
+        raise LoginLinkError("used", state_message("used", link))
     link.used_at = now
     return link
 

@@ -23,10 +23,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from guandan_cup.inputs import BIG_INT, whole_number
-from tournaments.access import can_issue_login_links, organiser_required
+from tournaments.access import can_issue_login_links, is_organiser, organiser_required
 from tournaments.homes import home_for
 from tournaments.links.services import (
-    STATE_MESSAGES,
     LoginLinkError,
     default_day,
     leader_invite_create,
@@ -35,6 +34,7 @@ from tournaments.links.services import (
     login_link_find,
     login_link_redeem,
     login_link_revoke,
+    state_message,
 )
 from tournaments.models import LoginLink, Official, Tournament, Unit
 
@@ -98,12 +98,20 @@ def login_links(request: HttpRequest, slug: str) -> HttpResponse:
         )
     )
     rows = [{"official": o, "links": list(o.login_links.all())[:LISTED_LINKS]} for o in referees]
+    # Team leaders' invitations are the organisers' (the chief referee hands out referees'
+    # links only): listed for them, newest first, each with its unit and its state.
+    invites = None
+    if is_organiser(request.user, tournament):
+        invites = LoginLink.objects.filter(
+            tournament=tournament, unit__isnull=False
+        ).select_related("unit", "leader", "created_by")
     return render(
         request,
         "tournaments/login_links.html",
         {
             "tournament": tournament,
             "rows": rows,
+            "invites": invites,
             "issued": issued,
             "problem": problem,
             "default_day": default_day(tournament).isoformat(),
@@ -115,12 +123,28 @@ def login_links(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def revoke_login_link(request: HttpRequest, slug: str, link_id: int) -> HttpResponse:
+    """作废: an unused link (a referee's, or a team leader's invitation — the organisers'
+    only) no longer logs anyone in. Asked first: a ticked 确认作废."""
     tournament = _issuer_tournament(request, slug)
-    link = get_object_or_404(LoginLink, pk=link_id, official__tournament=tournament)
-    if login_link_revoke(link=link):
-        messages.success(request, _("已作废%(name)s的登录链接。") % {"name": link.official.name})
-    else:
+    link = get_object_or_404(
+        LoginLink.objects.select_related("official", "unit", "leader"),
+        pk=whole_number(str(link_id), maximum=BIG_INT) or 0,
+        tournament=tournament,
+    )
+    if link.is_leader_invite and not is_organiser(request.user, tournament):
+        raise PermissionDenied("Team leaders' invitations are the organisers'.")
+    if request.POST.get("confirm") != "1":
+        messages.error(request, _("作废链接须先勾选“确认作废”。"))
+    elif not login_link_revoke(link=link):
         messages.error(request, _("这个链接已经用过或已作废。"))
+    elif link.is_leader_invite:
+        messages.success(
+            request,
+            _("已作废%(unit)s的领队邀请链接（%(name)s）。")
+            % {"unit": link.unit.name, "name": link.leader.get_full_name() or link.leader.username},
+        )
+    else:
+        messages.success(request, _("已作废%(name)s的登录链接。") % {"name": link.official.name})
     return redirect("links:list", slug=tournament.slug)
 
 
@@ -167,7 +191,7 @@ def redeem(request: HttpRequest, token: str) -> HttpResponse:
         try:
             link = login_link_redeem(token=token)
         except LoginLinkError as err:
-            return _refused(request, err.code)
+            return _refused(request, err.code, err.message)
         user = link.account
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         # The login ends with the day the link was made for, and never lasts longer than
@@ -191,7 +215,7 @@ def redeem(request: HttpRequest, token: str) -> HttpResponse:
     link = login_link_find(token)
     state = login_link_check(link)
     if state != "valid":
-        return _refused(request, state)
+        return _refused(request, state, state_message(state, link))
     return render(request, "tournaments/login_link.html", {"link": link})
 
 
@@ -205,10 +229,10 @@ def _landing(request: HttpRequest, user) -> str:
     return home_for(user)
 
 
-def _refused(request: HttpRequest, state: str) -> HttpResponse:
+def _refused(request: HttpRequest, state: str, problem: str) -> HttpResponse:
     return render(
         request,
         "tournaments/login_link.html",
-        {"problem": STATE_MESSAGES[state]},
+        {"problem": problem},
         status=404 if state == "unknown" else 410,
     )

@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from guandan_cup.inputs import BIG_INT, normalise_name, sensible_year, whole_number
 from tournaments.models import Event, Official, Tournament, Unit
+from tournaments.registration.joint import joint_team_member_problems
 from tournaments.standings.rules import parse_points
 
 
@@ -22,6 +23,22 @@ def normalised_name(value: str, *, max_length: int) -> str:
     if len(name) > max_length:
         raise forms.ValidationError(_("名称过长（最多%(n)s个字）。") % {"n": max_length})
     return name
+
+
+class UniqueNameInTournament:
+    """A model form whose ``name`` is one row's of its tournament (a unit, a venue): stored
+    as :func:`normalised_name` gives it and refused, with ``name_taken``, if another row of
+    the same tournament has it already (on change, the row itself does not count)."""
+
+    name_taken = _("已有名为“%(name)s”的记录。")
+
+    def clean_name(self):
+        model = self._meta.model
+        name = normalised_name(self.cleaned_data["name"], max_length=model.name.field.max_length)
+        clash = model.objects.filter(tournament=self.instance.tournament, name=name)
+        if clash.exclude(pk=self.instance.pk).exists():
+            raise forms.ValidationError(self.name_taken % {"name": name})
+        return name
 
 
 def bounded(field: forms.Field, *, low: int, high: int, message: str) -> forms.IntegerField:
@@ -257,7 +274,12 @@ class IdsField(forms.ModelMultipleChoiceField):
         return super()._check_values(value)
 
 
-class UnitForm(forms.ModelForm):
+class UnitForm(UniqueNameInTournament, forms.ModelForm):
+    """A unit (单位) or a joint team (联队) added, or one changed: its name, its kind (a joint
+    team stays one, a unit does not become one) and a joint team's member units."""
+
+    name_taken = _("已有名为“%(name)s”的单位。")
+
     class Meta:
         model = Unit
         fields = ["name", "kind", "members"]
@@ -269,19 +291,26 @@ class UnitForm(forms.ModelForm):
         self.instance.tournament = tournament
         self.fields["members"].queryset = tournament.units.exclude(kind=Unit.Kind.JOINT)
         self.fields["members"].required = False
-
-    def clean_name(self):
-        name = normalised_name(self.cleaned_data["name"], max_length=Unit.name.field.max_length)
-        clash = Unit.objects.filter(tournament=self.instance.tournament, name=name)
-        if clash.exclude(pk=self.instance.pk).exists():
-            raise forms.ValidationError(_("已有名为“%(name)s”的单位。") % {"name": name})
-        return name
+        if self.instance.pk is None:
+            return
+        if self.instance.kind == Unit.Kind.JOINT:
+            del self.fields["kind"]
+        else:
+            del self.fields["members"]
+            self.fields["kind"].choices = [
+                c for c in self.fields["kind"].choices if c[0] != Unit.Kind.JOINT
+            ]
 
     def clean(self):
         cleaned = super().clean()
-        kind, members = cleaned.get("kind"), cleaned.get("members") or []
-        if kind == Unit.Kind.JOINT and len(members) < 2:
-            self.add_error("members", _("联队至少由两个单位组成。"))
+        kind = cleaned.get("kind", self.instance.kind)
+        members = list(cleaned.get("members") or [])
+        if kind == Unit.Kind.JOINT and "members" not in self.errors:
+            if len(members) < 2:
+                self.add_error("members", _("联队至少由两个单位组成。"))
+            else:
+                for problem in joint_team_member_problems(self.instance, members):
+                    self.add_error("members", problem)
         if kind != Unit.Kind.JOINT and members:
             self.add_error("members", _("只有联队才有组成单位。"))
         return cleaned

@@ -1,5 +1,6 @@
 """The organiser's set-up writes: a new tournament (新建比赛), a new year's tournament copied
-from an earlier one (复制往届比赛), a venue removed; one transaction each.
+from an earlier one (复制往届比赛), a venue removed, a unit renamed or removed; one
+transaction each.
 
 A copy carries over what a union sets up once and keeps from year to year — the notice and
 its rules, venues, events with their rule sets, units and joint teams (联队), officials with
@@ -13,7 +14,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
-from tournaments.models import Event, Match, Official, Tournament, Unit, Venue
+from tournaments.models import Entry, Event, Match, Official, Tournament, Unit, Venue
 
 
 class SetupError(Exception):
@@ -123,3 +124,62 @@ def delete_venue(*, venue: Venue) -> None:
             % {"name": venue.name}
         )
     venue.delete()
+
+
+@transaction.atomic
+def save_unit(*, form) -> Unit:
+    """Save a valid :class:`tournaments.manage.forms.UnitForm` of a unit that exists: a new
+    name carries over to the entries named after it (a team's entry is its unit's name; a
+    pair or a player shares a name with another unit's and reads 张伟（体育）)."""
+    unit = form.instance
+    old = Unit.objects.select_for_update().get(pk=unit.pk).name
+    saved = form.save()
+    if saved.name == old:
+        return saved
+    for entry in Entry.objects.filter(unit=saved).select_related("event"):
+        if entry.name == old:
+            entry.name = saved.name
+        elif entry.name.endswith(f"（{old}）"):
+            entry.name = entry.name[: -len(old) - 2] + f"（{saved.name}）"
+        else:
+            continue
+        if Entry.objects.filter(event=entry.event, name=entry.name).exclude(pk=entry.pk).exists():
+            raise SetupError(
+                _("改名后%(event)s中会有两个“%(name)s”，请换一个名称。")
+                % {"event": entry.event.name, "name": entry.name}
+            )
+        entry.save(update_fields=["name"])
+    return saved
+
+
+def unit_removal_problem(unit: Unit) -> str:
+    """Why ``unit`` (a unit or a joint team) may not be removed, or "": nothing it holds
+    may be lost — its entries (withdrawn ones too: draws and results name them), its
+    players, its place in a joint team."""
+    entries = unit.entries.count()
+    if entries:
+        return _(
+            "“%(name)s”已有%(n)s个报名（含已退赛的），不能删除，以免丢失报名、抽签和成绩；"
+            "不再参赛请在报名页办理退赛。"
+        ) % {"name": unit.name, "n": entries}
+    if unit.players.exists():
+        return _("“%(name)s”还有选手名单，不能删除。") % {"name": unit.name}
+    team = unit.joint_teams.first()
+    if team is not None:
+        return _("“%(name)s”是联队%(team)s的组成单位，请先在联队中去掉它，再删除。") % {
+            "name": unit.name,
+            "team": team.name,
+        }
+    return ""
+
+
+@transaction.atomic
+def delete_unit(*, unit: Unit) -> None:
+    """Remove a unit or a joint team that holds nothing (:func:`unit_removal_problem`).
+    Its leaders lose it (their accounts stay, for the other units they lead) and its
+    unused invitation links die with it."""
+    unit = Unit.objects.select_for_update().get(pk=unit.pk)
+    problem = unit_removal_problem(unit)
+    if problem:
+        raise SetupError(problem)
+    unit.delete()

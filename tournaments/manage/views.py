@@ -6,7 +6,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Count, Q
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
@@ -14,9 +14,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from guandan_cup import passwords
+from guandan_cup.inputs import BIG_INT, whole_number
 from tournaments.access import get_event, organiser_required
 from tournaments.draw import status as day_status
 from tournaments.manage import selectors as setup_selectors
+from tournaments.manage import services
 from tournaments.manage.forms import (
     EventForm,
     LeaderAccountForm,
@@ -150,7 +152,8 @@ def units(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         messages.success(request, _("已添加单位“%(name)s”。") % {"name": unit.name})
         return redirect("manage:units", slug=tournament.slug)
     unit_list = tournament.units.prefetch_related("members", "leaders").annotate(
-        active=Count("entries", filter=Q(entries__status=Entry.Status.REGISTERED))
+        active=Count("entries", filter=Q(entries__status=Entry.Status.REGISTERED)),
+        held=Count("entries"),  # any entry, withdrawn too: such a unit stays
     )
     return render(
         request,
@@ -163,6 +166,57 @@ def units(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         },
         status=422 if form.errors else 200,
     )
+
+
+def _unit(tournament: Tournament, unit_id: int) -> Unit:
+    if whole_number(str(unit_id), maximum=BIG_INT) is None:
+        raise Http404("No such unit")
+    return get_object_or_404(Unit, tournament=tournament, pk=unit_id)
+
+
+@organiser_required
+@require_http_methods(["GET", "POST"])
+def unit_edit(request: HttpRequest, tournament: Tournament, unit_id: int) -> HttpResponse:
+    """修改单位: its name (the entries named after it follow) and its kind, or a joint
+    team's name and member units (the rules of joint teams, as when it was added)."""
+    unit = _unit(tournament, unit_id)
+    name = unit.name
+    form = UnitForm(request.POST or None, instance=unit, tournament=tournament)
+    if request.method == "POST" and form.is_valid():
+        try:
+            saved = services.save_unit(form=form)
+        except services.SetupError as err:
+            form.add_error("name", err.message)
+        else:
+            tournament.bump_event_versions()  # entries, brackets and standings name units
+            messages.success(request, _("单位“%(name)s”已保存。") % {"name": saved.name})
+            return redirect("manage:units", slug=tournament.slug)
+    title = (
+        _("修改联队：%(name)s") if unit.kind == Unit.Kind.JOINT else _("修改单位：%(name)s")
+    ) % {"name": name}
+    return render(
+        request,
+        "tournaments/manage/form.html",
+        {"tournament": tournament, "form": form, "title": title},
+        status=422 if form.errors else 200,
+    )
+
+
+@organiser_required
+@require_POST
+def unit_delete(request: HttpRequest, tournament: Tournament, unit_id: int) -> HttpResponse:
+    unit = _unit(tournament, unit_id)
+    if request.POST.get("confirm") != "1":
+        messages.error(request, _("删除单位须先勾选“确认删除”。"))
+        return redirect("manage:units", slug=tournament.slug)
+    try:
+        services.delete_unit(unit=unit)
+    except services.SetupError as err:
+        messages.error(request, err.message)
+    else:
+        tournament.bump_event_versions()
+        messages.success(request, _("已删除“%(name)s”。") % {"name": unit.name})
+    return redirect("manage:units", slug=tournament.slug)
 
 
 @organiser_required

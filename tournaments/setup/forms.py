@@ -5,7 +5,12 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from guandan_cup.inputs import normalise_name, sensible_year
-from tournaments.manage.forms import TournamentForm, bounded, deadline_after_start, normalised_name
+from tournaments.manage.forms import (
+    TournamentForm,
+    UniqueNameInTournament,
+    bounded,
+    deadline_after_start,
+)
 from tournaments.models import Tournament, Venue
 
 # The settings page's fields up to the notice's rules, with the address (slug) after the
@@ -97,8 +102,10 @@ class CopyTournamentForm(forms.Form):
         return cleaned
 
 
-class VenueForm(forms.ModelForm):
+class VenueForm(UniqueNameInTournament, forms.ModelForm):
     """A venue (场地) and how many tables (or courts) it has."""
+
+    name_taken = _("已有名为“%(name)s”的场地。")
 
     # A union's hall holds a few dozen tables; 200 is more than any event needs.
     TABLES = (1, 200)
@@ -129,13 +136,6 @@ class VenueForm(forms.ModelForm):
             message=_("顺序须是%(low)s到%(high)s之间的整数。") % {"low": low, "high": high},
         )
         self.fields["order"].required = False
-
-    def clean_name(self):
-        name = normalised_name(self.cleaned_data["name"], max_length=Venue.name.field.max_length)
-        clash = Venue.objects.filter(tournament=self.instance.tournament, name=name)
-        if clash.exclude(pk=self.instance.pk).exists():
-            raise forms.ValidationError(_("已有名为“%(name)s”的场地。") % {"name": name})
-        return name
 
     def clean_order(self):
         return self.cleaned_data.get("order") or 0

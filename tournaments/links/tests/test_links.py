@@ -254,7 +254,12 @@ def test_an_unused_link_can_be_revoked(client, cup, people, token):
     client.force_login(people["chief"].user)
     link = LoginLink.objects.get()
     url = reverse("links:revoke", args=[cup.slug, link.pk])
-    assert client.post(url)["Location"] == links_url(cup)
+    page = client.get(links_url(cup)).content.decode()
+    assert f'action="{url}"' in page and "确认作废" in page
+    response = client.post(url, follow=True)  # not ticked: asked first, nothing voided
+    assert "作废链接须先勾选“确认作废”。" in response.content.decode()
+    assert LoginLink.objects.get().revoked_at is None
+    assert client.post(url, {"confirm": "1"})["Location"] == links_url(cup)
     assert "已作废" in client.get(links_url(cup)).content.decode()
     response = Client().post(redeem_url(token))
     assert response.status_code == 410
@@ -271,7 +276,7 @@ def test_links_of_another_tournament_cannot_be_revoked_here(client, people, toke
     )
     client.force_login(User.objects.get(username="x"))
     url = reverse("links:revoke", args=[other.slug, LoginLink.objects.get().pk])
-    assert client.post(url).status_code == 404
+    assert client.post(url, {"confirm": "1"}).status_code == 404
     assert LoginLink.objects.get().revoked_at is None
 
 

@@ -70,6 +70,8 @@ class TournamentForm(forms.ModelForm):
             "leaders_meeting_place",
             "one_event_per_person",
             "confirmation",
+            "correction_signoff",
+            "team_disqualification",
             "notice_title",
             "notice_addressee",
             "notice_text",
@@ -118,6 +120,9 @@ class TournamentForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        for name in self.DEFAULTED:
+            if name in self.fields:
+                self.fields[name].required = False  # left out: the model's default
         if "standings_joint" not in self.fields:
             return  # a form without the standings' settings (新建比赛: the defaults)
         self.fields["standings_joint"].required = False  # left empty: shared
@@ -125,6 +130,18 @@ class TournamentForm(forms.ModelForm):
             self.initial["standings_points"] = "/".join(
                 str(p) for p in self.instance.points_table()
             )
+
+    # The results' rules a form may leave out (an older page, the new-tournament form
+    # posted without them): the model's default, as a new tournament has.
+    DEFAULTED = ("correction_signoff", "team_disqualification")
+
+    def clean_correction_signoff(self):
+        return self.cleaned_data.get("correction_signoff") or Tournament.CorrectionSignoff.SECOND
+
+    def clean_team_disqualification(self):
+        return (
+            self.cleaned_data.get("team_disqualification") or Tournament.TeamDisqualification.TABLE
+        )
 
     def clean_standings_joint(self):
         return self.cleaned_data.get("standings_joint") or Tournament.JointPoints.SHARED

@@ -208,6 +208,7 @@ def correction_page(
         "reason": request.POST.get("reason", ""),
         "way": confirmation.correction_way(table),
         "panel": confirmation.needs_panel(table),
+        "on_panel": confirmation.is_panel(request.user, event.tournament),
         "cosigners": confirmation.panel_cosigners(event.tournament, request.user),
         "cosigner": whole_number(request.POST.get("cosigner", ""), maximum=INT),
         "places": entries.PLACES,

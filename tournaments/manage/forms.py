@@ -131,17 +131,16 @@ class TournamentForm(forms.ModelForm):
                 str(p) for p in self.instance.points_table()
             )
 
-    # The results' rules a form may leave out (an older page, the new-tournament form
-    # posted without them): the model's default, as a new tournament has.
+    # The results' rules a form may leave out (a page of an older release, the new-tournament
+    # form posted without them): the tournament's own setting is kept — a new one's is the
+    # model's default.
     DEFAULTED = ("correction_signoff", "team_disqualification")
 
     def clean_correction_signoff(self):
-        return self.cleaned_data.get("correction_signoff") or Tournament.CorrectionSignoff.SECOND
+        return self.cleaned_data.get("correction_signoff") or self.instance.correction_signoff
 
     def clean_team_disqualification(self):
-        return (
-            self.cleaned_data.get("team_disqualification") or Tournament.TeamDisqualification.TABLE
-        )
+        return self.cleaned_data.get("team_disqualification") or self.instance.team_disqualification
 
     def clean_standings_joint(self):
         return self.cleaned_data.get("standings_joint") or Tournament.JointPoints.SHARED

@@ -147,12 +147,16 @@ def correction_page(
     problem = ""
     # The version the chief began from: carried by the page through every step.
     version = whole_number(request.POST.get("version", ""), maximum=INT)
+    if version is None and request.method == "POST":
+        # As every table write: a page that sent no readable version is never taken as "no
+        # check" (it would save over a change it never saw).
+        problem = _("请求缺少有效的版本号，无法核对你看到的是不是最新记录；请刷新页面后重试。")
     if version is None:
         version = table.version
     try:
         draft = _draft(request, table)
     except TableError as err:
-        problem, draft = err.message, [e.payload for e in common.active_events(table)]
+        problem, draft = problem or err.message, [e.payload for e in common.active_events(table)]
     action = request.POST.get("action", "")
     editing = None
     if request.method == "POST" and not problem:

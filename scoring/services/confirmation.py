@@ -2,13 +2,19 @@
 submitted or corrected the current result never confirms it; among the others, the
 tournament's setting (``Tournament.confirmation``) says who does: any second official (a
 referee or the chief referee and arbitration panel), only the chief referee and the panel,
-or also the opposing pair at the table, on the referee's phone."""
+or also the opposing pair at the table, on the referee's phone.
+
+A correction of a confirmed result is confirmed again the same way — or, where the
+tournament says so (``Tournament.correction_signoff``), it is made by two members of the
+arbitration panel (仲裁组) at once, the second co-signing with their password, and stands
+confirmed at once."""
 
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
 from scoring.models import TableMatch
+from scoring.services.common import TableError, person_name
 from tournaments.access import can_enter_table, is_chief
 from tournaments.models import Official, Tournament
 
@@ -69,3 +75,75 @@ def who_may_confirm(table: TableMatch) -> str:
     if setting == Tournament.Confirmation.OPPONENTS:
         return _("待另一位裁判确认，或由对方选手在本机确认")
     return _("待另一位裁判确认（录入、提交或更正结果的人不能确认）")
+
+
+PANEL_ROLES = (Official.Role.ARBITRATION_LEADER, Official.Role.ARBITRATION)
+
+
+def is_panel(user, tournament: Tournament) -> bool:
+    """Whether ``user`` sits on this tournament's arbitration panel (仲裁组组长 or 成员)."""
+    return bool(getattr(user, "is_authenticated", False)) and (
+        Official.objects.filter(tournament=tournament, user=user, role__in=PANEL_ROLES).exists()
+    )
+
+
+def panel_cosigners(tournament: Tournament, user) -> list:
+    """The other panel members with a login, who may co-sign ``user``'s correction."""
+    officials = (
+        Official.objects.filter(tournament=tournament, role__in=PANEL_ROLES, user__isnull=False)
+        .exclude(user=user)
+        .select_related("user")
+        .order_by("role", "id")
+    )
+    seen, people = set(), []
+    for official in officials:
+        if official.user_id not in seen and official.user.is_active:
+            seen.add(official.user_id)
+            people.append(official.user)
+    return people
+
+
+def needs_panel(table: TableMatch) -> bool:
+    """Whether correcting this table takes two panel members: its result is confirmed and
+    the tournament has the panel sign corrections of confirmed results."""
+    tournament = table.match.round.stage.event.tournament
+    return (
+        tournament.correction_signoff == Tournament.CorrectionSignoff.PANEL
+        and table.status == TableMatch.Status.CONFIRMED
+    )
+
+
+def check_panel_correction(table: TableMatch, user, cosigner) -> None:
+    """Refuse a panel correction unless the corrector and the co-signer (whose password the
+    page has checked) are two different members of this tournament's panel."""
+    tournament = table.match.round.stage.event.tournament
+    if not is_panel(user, tournament):
+        raise TableError(
+            "not_panel", _("本比赛已确认结果的更正须由仲裁组成员办理；你不是仲裁组成员。")
+        )
+    if cosigner is None:
+        raise TableError(
+            "no_cosigner", _("请选择第二位仲裁组成员，并由其输入密码共同署名后再保存。")
+        )
+    if cosigner.pk == user.pk:
+        raise TableError("same_cosigner", _("共同署名的须是另一位仲裁组成员，不能是你本人。"))
+    if not is_panel(cosigner, tournament):
+        raise TableError(
+            "cosigner_not_panel",
+            _("%(name)s不是本比赛的仲裁组成员，不能共同署名。") % {"name": person_name(cosigner)},
+        )
+
+
+def correction_way(table: TableMatch) -> str:
+    """The sentence the correction page shows before the tap: how the corrected result
+    will stand."""
+    if needs_panel(table):
+        return _(
+            "本比赛规定：已确认结果的更正须由两名仲裁组成员署名。请选择第二位仲裁组成员并由其"
+            "输入密码；保存后更正的结果立即生效，记录中写明两人姓名。"
+        )
+    if table.status in (TableMatch.Status.SUBMITTED, TableMatch.Status.CONFIRMED):
+        return _("保存后，更正的结果以你的名义重新提交，须由另一人确认后才生效（%(who)s）。") % {
+            "who": who_may_confirm(table)
+        }
+    return _("保存后记录即更正；这一台的结果仍须照常提交和确认。")

@@ -10,7 +10,7 @@ from scoring.engines.guandan.play import decide_tie
 from scoring.models import AuditEntry, TableMatch
 from scoring.services import common
 from tournaments.draw import results as draw_results
-from tournaments.models import Entry, Event, Match
+from tournaments.models import Entry, Event, Match, Tournament
 
 
 def after_confirmation(table: TableMatch, user) -> None:
@@ -27,11 +27,15 @@ def after_confirmation(table: TableMatch, user) -> None:
     engine = event.scorer()
     # 取消资格 ends the pair's (or player's) event whatever the rule set says of forfeits:
     # its later matches are walkovers and it receives no place. In a team tie the
-    # disqualified pair loses its table (as a forfeited table is a lost table).
+    # disqualified pair loses its table (as a forfeited table is a lost table) — or, where
+    # the tournament says so (Tournament.team_disqualification), its whole team loses the
+    # tie and leaves the event.
+    team = event.entry_kind == Event.EntryKind.TEAM
+    whole_team = event.tournament.team_disqualification == Tournament.TeamDisqualification.TEAM
     if (
         engine.decided_by(table.state) == "disqualification"
         and table.winner in ("A", "B")
-        and event.entry_kind != Event.EntryKind.TEAM
+        and (not team or whole_team)
     ):
         loser_id = match.away_id if table.winner == "A" else match.home_id
         if loser_id:
@@ -40,6 +44,9 @@ def after_confirmation(table: TableMatch, user) -> None:
                 entry.status = Entry.Status.DISQUALIFIED
                 entry.status_reason = _disqualification_reason(table)
                 entry.save(update_fields=["status", "status_reason"])
+            if team:
+                team_disqualified(match, table.winner, user, entry.status_reason)
+                return
     elif (
         engine.forfeit_ends_event
         and engine.decided_by(table.state) == "forfeit"
@@ -53,6 +60,48 @@ def after_confirmation(table: TableMatch, user) -> None:
                 entry.status, entry.status_reason = Entry.Status.ELIMINATED, _("弃权")
                 entry.save(update_fields=["status", "status_reason"])
     update_tie(match, user)
+
+
+def team_disqualified(match: Match, winner: str, user, reason: str) -> None:
+    """A pair of a team was disqualified and the tournament takes its whole team out: the
+    tie goes to the other team (``winner``, "A" or "B") whatever its other tables say, its
+    tables still in play stop, and the team's later matches are walkovers."""
+    _winner, wins, _decided, level_diff = tie_result(match)
+    side = {"A": Match.Side.HOME, "B": Match.Side.AWAY}[winner]
+    if not match.is_decided:
+        draw_results.record_result(
+            match=match,
+            winner=side,
+            home_score=wins["A"],
+            away_score=wins["B"],
+            home_level_points=level_diff,
+            away_level_points=-level_diff,
+            note=reason,
+            user=user,
+        )
+    elif match.winner != side or (match.home_score, match.away_score) != (wins["A"], wins["B"]):
+        # Decided already (every table played out): the disqualified team loses it.
+        draw_results.correct_result(
+            match=match,
+            winner=side,
+            home_score=wins["A"],
+            away_score=wins["B"],
+            note=reason,
+            user=user,
+        )
+    common.audit(
+        None,
+        user,
+        "tie_decided",
+        _("本场结果：%(h)s %(a)s（%(reason)s，全队取消比赛资格）")
+        % {**dict(zip("ha", shown_score(match, wins), strict=True)), "reason": reason},
+        match=match,
+    )
+    stop_remaining_tables(match, user)
+    for entry_id in (match.home_id, match.away_id):
+        entry = Entry.objects.get(pk=entry_id)
+        if entry.status != Entry.Status.REGISTERED:
+            draw_results.entry_out(entry=entry, status=entry.status, reason=entry.status_reason)
 
 
 def _disqualification_reason(table: TableMatch) -> str:

@@ -166,6 +166,24 @@ def test_a_correction_on_a_stale_view_is_refused_saying_who_changed_the_table(cl
     assert snapshot() == state
 
 
+def test_a_save_without_a_readable_version_is_refused_and_the_draft_kept(client, cast):
+    # As every table write: a missing version is never taken as "no check".
+    table = _played(cast)
+    client.force_login(cast.chief)
+    draft = json.dumps([{"order": list("BBAA")}, {"time_up": True}])
+    state = snapshot()
+    for version in (None, "", "七"):
+        data = {"events": draft, "action": "save", "reason": "核对"}
+        if version is not None:
+            data["version"] = version
+        response = client.post(table_url("scoring:correction", table), data)
+        assert response.status_code == 422
+        text = response.content.decode()
+        assert "请求缺少有效的版本号" in text
+        assert _page_state(text)[0] == [{"order": list("BBAA")}, {"time_up": True}]
+    assert snapshot() == state and fresh(table).winner == "A"
+
+
 def test_only_a_chief_referee_may_open_the_correction_page(client, cast):
     url = table_url("scoring:correction", cast.table)
     assert client.get(url).status_code == 302  # to the login

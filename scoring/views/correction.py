@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 from django.contrib import messages
+from django.contrib.auth import authenticate
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
@@ -23,7 +24,7 @@ from guandan_cup.inputs import INT, whole_number
 from scoring import entries
 from scoring.engines.common import FORFEIT_REASONS
 from scoring.models import TableMatch
-from scoring.services import common, corrections
+from scoring.services import common, confirmation, corrections
 from scoring.services.common import TableError
 from tournaments.access import is_chief
 
@@ -92,6 +93,44 @@ def _edited(draft: list[dict], post, engine) -> list[dict]:
     return [*draft[:index], payload, *draft[index + 1 :]]
 
 
+def _cosigner(request, table: TableMatch):
+    """The second panel member who co-signs the correction, their password checked here
+    (and throttled as a login is); the service checks that both sit on the panel."""
+    tournament = table.match.round.stage.event.tournament
+    if not confirmation.is_panel(request.user, tournament):
+        return None  # refused by the service, saying why; no password is tried
+    chosen = whole_number(request.POST.get("cosigner", ""), maximum=INT)
+    cosigner = next(
+        (u for u in confirmation.panel_cosigners(tournament, request.user) if u.pk == chosen),
+        None,
+    )
+    if cosigner is None:
+        return None  # refused by the service: no co-signer
+    password = request.POST.get("cosigner_password", "")
+    if not password:
+        raise TableError(
+            "no_password",
+            _("请由%(name)s输入本人的登录密码共同署名。") % {"name": common.person_name(cosigner)},
+        )
+    checked = authenticate(request, username=cosigner.get_username(), password=password)
+    if getattr(request, "axes_locked_out", False):
+        # Too many wrong passwords for this person from here: refused as a login would be
+        # (django-axes counts each), but on this page with the draft kept, not the lockout
+        # page.
+        request.axes_locked_out = False
+        raise TableError(
+            "cosigner_locked",
+            _("%(name)s的密码输错次数过多，请稍后再试。") % {"name": common.person_name(cosigner)},
+        )
+    if checked is None or checked.pk != cosigner.pk:
+        raise TableError(
+            "wrong_password",
+            _("%(name)s的密码不对，未能共同署名；更正尚未保存。")
+            % {"name": common.person_name(cosigner)},
+        )
+    return cosigner
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def correction_page(
@@ -108,12 +147,16 @@ def correction_page(
     problem = ""
     # The version the chief began from: carried by the page through every step.
     version = whole_number(request.POST.get("version", ""), maximum=INT)
+    if version is None and request.method == "POST":
+        # As every table write: a page that sent no readable version is never taken as "no
+        # check" (it would save over a change it never saw).
+        problem = _("请求缺少有效的版本号，无法核对你看到的是不是最新记录；请刷新页面后重试。")
     if version is None:
         version = table.version
     try:
         draft = _draft(request, table)
     except TableError as err:
-        problem, draft = err.message, [e.payload for e in common.active_events(table)]
+        problem, draft = problem or err.message, [e.payload for e in common.active_events(table)]
     action = request.POST.get("action", "")
     editing = None
     if request.method == "POST" and not problem:
@@ -125,14 +168,21 @@ def correction_page(
             elif action == "pick":
                 editing = whole_number(request.POST.get("index", ""), maximum=INT)
             elif action == "save":
+                panel = confirmation.needs_panel(table)
                 corrections.correct_table(
                     table=table,
                     events=draft,
                     reason=request.POST.get("reason", ""),
                     user=request.user,
                     expected_version=version,
+                    cosigner=_cosigner(request, table) if panel else None,
                 )
-                messages.success(request, _("记录已更正。"))
+                messages.success(
+                    request,
+                    _("记录已更正，由两名仲裁组成员署名，立即生效。")
+                    if panel
+                    else _("记录已更正。"),
+                )
                 return redirect(
                     "scoring:table", slug=slug, event_slug=event_slug, table_id=table.pk
                 )
@@ -160,6 +210,11 @@ def correction_page(
         "editing": editing,
         "problem": problem,
         "reason": request.POST.get("reason", ""),
+        "way": confirmation.correction_way(table),
+        "panel": confirmation.needs_panel(table),
+        "on_panel": confirmation.is_panel(request.user, event.tournament),
+        "cosigners": confirmation.panel_cosigners(event.tournament, request.user),
+        "cosigner": whole_number(request.POST.get("cosigner", ""), maximum=INT),
         "places": entries.PLACES,
         "forfeit_reasons": {code: _(label) for code, label in FORFEIT_REASONS.items()},
     }

@@ -87,6 +87,8 @@ class TournamentForm(forms.ModelForm):
             "leaders_meeting_place",
             "one_event_per_person",
             "confirmation",
+            "correction_signoff",
+            "team_disqualification",
             "notice_title",
             "notice_addressee",
             "notice_text",
@@ -135,6 +137,9 @@ class TournamentForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        for name in self.DEFAULTED:
+            if name in self.fields:
+                self.fields[name].required = False  # left out: the model's default
         if "standings_joint" not in self.fields:
             return  # a form without the standings' settings (新建比赛: the defaults)
         self.fields["standings_joint"].required = False  # left empty: shared
@@ -142,6 +147,17 @@ class TournamentForm(forms.ModelForm):
             self.initial["standings_points"] = "/".join(
                 str(p) for p in self.instance.points_table()
             )
+
+    # The results' rules a form may leave out (a page of an older release, the new-tournament
+    # form posted without them): the tournament's own setting is kept — a new one's is the
+    # model's default.
+    DEFAULTED = ("correction_signoff", "team_disqualification")
+
+    def clean_correction_signoff(self):
+        return self.cleaned_data.get("correction_signoff") or self.instance.correction_signoff
+
+    def clean_team_disqualification(self):
+        return self.cleaned_data.get("team_disqualification") or self.instance.team_disqualification
 
     def clean_standings_joint(self):
         return self.cleaned_data.get("standings_joint") or Tournament.JointPoints.SHARED

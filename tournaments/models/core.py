@@ -89,6 +89,41 @@ class Tournament(models.Model):
         default=Confirmation.OFFICIAL,
         help_text=_("录入、提交或更正结果的人都不能确认它"),
     )
+
+    class CorrectionSignoff(models.TextChoices):
+        SECOND = "second", _("更正后由另一人再确认")
+        PANEL = "panel", _("由两名仲裁组成员署名更正，即时生效")
+
+    # A correction of a confirmed result (更正): re-submitted in the corrector's name and
+    # confirmed again by someone else, or made by the arbitration panel with two names.
+    correction_signoff = models.CharField(
+        _("已确认结果的更正"),
+        max_length=16,
+        choices=CorrectionSignoff.choices,
+        default=CorrectionSignoff.SECOND,
+        help_text=_(
+            "默认：更正后的结果由更正人重新提交，须另一人确认后生效；选仲裁组署名时，"
+            "须由一名仲裁组成员更正、另一名成员在更正页输入密码共同署名，结果立即生效"
+        ),
+    )
+
+    class TeamDisqualification(models.TextChoices):
+        TABLE = "table", _("只判负该台")
+        TEAM = "team", _("全队取消比赛资格")
+
+    # 取消比赛资格 of one pair in a team tie: the notices say no more than 可取消比赛资格, so
+    # by default the pair loses its table only; or its whole team loses the tie and leaves
+    # the event (later matches walkovers, no place), as a forfeit that ends the event would.
+    team_disqualification = models.CharField(
+        _("团体赛中一对被取消资格"),
+        max_length=16,
+        choices=TeamDisqualification.choices,
+        default=TeamDisqualification.TABLE,
+        help_text=_(
+            "只判负该台：该对输掉这一台，本队照常比赛；全队取消比赛资格：本队输掉本场，"
+            "此后的比赛对手不战而胜，本队不排名次"
+        ),
+    )
     status = models.CharField(
         _("状态"), max_length=32, choices=Status.choices, default=Status.DRAFT
     )

@@ -113,6 +113,54 @@ def test_the_deadline_after_the_start_is_refused_on_the_settings_page(
     assert client.post(reverse("manage:settings", args=[t.slug]), data).status_code == 302
 
 
+def test_the_results_rules_are_set_on_the_settings_page_with_their_labels(
+    client, boss, make_tournament
+):
+    t = make_tournament(starts_on=dt.date(2026, 12, 1))
+    assert (t.team_disqualification, t.correction_signoff) == ("table", "second")
+    client.force_login(boss)
+    url = reverse("manage:settings", args=[t.slug])
+    html = client.get(url).content.decode()
+    for text in (
+        "团体赛中一对被取消资格",
+        "只判负该台",
+        "全队取消比赛资格",
+        "此后的比赛对手不战而胜，本队不排名次",
+        "已确认结果的更正",
+        "更正后由另一人再确认",
+        "由两名仲裁组成员署名更正，即时生效",
+        "另一名成员在更正页输入密码共同署名",
+    ):
+        assert text in html, text
+    data = {
+        "name": t.name,
+        "organiser_name": t.organiser_name,
+        "starts_on": "2026-12-01",
+        "notice_title": t.notice_title,
+        "notice_text": t.notice_text,
+        "certificate_title": t.certificate_title,
+        "certificate_text": t.certificate_text,
+        "confirmation": "official",
+        "team_disqualification": "whole",
+        "correction_signoff": "panel",
+    }
+    response = client.post(url, data)
+    assert response.status_code == 422
+    assert "选择一个有效的选项" in response.content.decode()
+    assert Tournament.objects.get(pk=t.pk).correction_signoff == "second"  # nothing saved
+    data["team_disqualification"] = "team"
+    assert client.post(url, data).status_code == 302
+    t.refresh_from_db()
+    assert (t.team_disqualification, t.correction_signoff) == ("team", "panel")
+    html = client.get(url).content.decode()
+    assert 'value="team" selected' in html and 'value="panel" selected' in html
+    # A page posted without them (an older form) keeps what was set.
+    del data["team_disqualification"], data["correction_signoff"]
+    assert client.post(url, data).status_code == 302
+    t.refresh_from_db()
+    assert (t.team_disqualification, t.correction_signoff) == ("team", "panel")
+
+
 def test_venues_are_added_changed_and_removed_with_their_table_counts(
     client, boss, make_tournament
 ):

@@ -157,8 +157,21 @@ def _semis(event):
 
 
 # --------------------------------------------------------------------------- what is seen
+OPEN_PHONES = []
+
+
+@pytest.fixture(autouse=True)
+def _put_the_phones_away():
+    """No page of a test polls the live server while the next test's database is reset."""
+    yield
+    while OPEN_PHONES:
+        OPEN_PHONES.pop().close()
+
+
 def _phone(browser, base, username):
-    page = browser.new_context(viewport=PHONE).new_page()
+    context = browser.new_context(viewport=PHONE)
+    OPEN_PHONES.append(context)
+    page = context.new_page()
     page.goto(f"{base}/accounts/login/")
     page.fill("#id_username", username)
     page.fill("#id_password", PASSWORD)
@@ -175,6 +188,20 @@ def _shot(page, name):
 
 def _no_overflow(page):
     assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+
+
+def _box_beside_its_words(label):
+    """A tick box's words start on its own line, to its right (not wrapped under it)."""
+    assert label.evaluate(
+        """el => {
+          const box = el.querySelector("input").getBoundingClientRect();
+          const text = [...el.childNodes].find(n => n.nodeType === 3 && n.textContent.trim());
+          const range = document.createRange();
+          range.selectNodeContents(text);
+          const first = range.getClientRects()[0];
+          return first.left >= box.right && Math.abs(first.top - box.top) < box.height;
+        }"""
+    )
 
 
 def _json(page, base, event_slug):
@@ -361,6 +388,10 @@ def test_a_table_tennis_semi_final_scored_the_wrong_way_round_is_replayed_from_t
     expect(page.locator(f"#review-{final.pk}")).to_contain_text("决赛")
     _no_overflow(page)
     _shot(page, "tt-desk-flagged")
+    expect(page.locator(f"#review-{final.pk}")).to_contain_text(
+        f"的结果已更正，本场对阵应为{right_winner.name}"
+    )
+    _box_beside_its_words(page.locator(f"#review-{final.pk} label.check"))
     for n, match in enumerate((final, third)):
         block = page.locator(f"#review-{match.pk}")
         replay = block.locator("form").filter(has=page.get_by_role("button", name="作废重赛"))
@@ -370,13 +401,10 @@ def test_a_table_tennis_semi_final_scored_the_wrong_way_round_is_replayed_from_t
         expect(page.locator("body")).to_contain_text("已作废原记录，本场改由")
         _no_overflow(page)
         if n == 0:
-            # Back to the desk for the 季军争夺战: the crumb to the bracket, its crumb to
-            # the tournament, and 裁判长 there — or the desk's bookmark, as here.
-            taps(page.locator(".crumbs a").first)
-            taps(page.locator(".crumbs a").first)
-            taps(page.get_by_role("link", name="裁判长"))
+            # Back to the desk for the 季军争夺战: the match page's crumb.
+            taps(page.locator(".crumbs").get_by_role("link", name="裁判长"))
             expect(page.locator(".flagged-match")).to_have_count(1)
-    assert taps.count == 17
+    assert taps.count == 15
 
     # Nothing is under review now: the two matches wait for the right players.
     final, third = fresh(final), fresh(third)
@@ -443,6 +471,7 @@ def test_a_table_tennis_semi_final_scored_the_wrong_way_round_is_kept_with_a_rul
     part = _placings_right(page, base, "table-tennis", "乒乓球", names)
     notes = _squash(part[part.index("仲裁组说明") :])
     assert notes.count("维持原结果") == 2 and notes.count("决赛已赛完，双方认可原结果") == 2
+    assert f"本场对阵应为{fresh(semi).away.name}" in notes
 
 
 # --------------------------------------------------------------------------- case (3)
@@ -485,10 +514,13 @@ def test_a_guandan_pair_disqualified_in_a_semi_final_gets_no_place_and_is_named(
     taps.select(form.locator("select[name=kind]"), "disqualify")
     form.get_by_label("原因").fill("比赛中暗语通牌，经仲裁组认定")
     taps.check(form.get_by_role("checkbox"))
+    _box_beside_its_words(form.locator("label.check"))
     taps(form.get_by_role("button", name="记录处罚"))
     expect(page.locator("#table-panel")).to_contain_text("比赛结束")
     taps(page.get_by_role("button", name="提交结果"))
     expect(page.locator("#table-panel")).to_contain_text("提交人")
+    # Submitted by the chief: a second official confirms, and the page says no more.
+    expect(page.get_by_text("结果已提交，等待确认。")).to_be_visible()
     _no_overflow(page)
     _shot(page, "gd-table-disqualified")
     assert taps.count == 10

@@ -206,6 +206,31 @@ def other(side: str) -> str:
     return "away" if side == "home" else "home"
 
 
+_OTHER = {"home": "away", "away": "home", "A": "B", "B": "A"}
+# The fields of an event's JSON that name a side (or a team), in any of the engines.
+_SIDE_FIELDS = frozenset({"side", "team", "result", "first_move", "point", "first_server"})
+
+
+def sides_swapped(payload: Any) -> Any:
+    """An event's JSON with the two sides the other way round, for a record kept for the
+    wrong side throughout (乒乓球 7–11 written 11–7): a game's score, who won it, moved or
+    served first, won the rally, forfeited or was penalised; a guandan deal's finishing
+    order (and seats: 1, 3 are team A). Everything else is kept as it is."""
+
+    def swap(value: Any, key: str = "") -> Any:
+        if isinstance(value, dict):
+            return {_OTHER.get(k, k) if k in SIDES else k: swap(v, k) for k, v in value.items()}
+        if isinstance(value, list) and key == "order":
+            return [_OTHER.get(v, v) if isinstance(v, str) else v for v in value]
+        if isinstance(value, list) and key == "seats":
+            return [v % 4 + 1 if is_whole_number(v) else v for v in value]
+        if isinstance(value, str) and key in _SIDE_FIELDS:
+            return _OTHER.get(value, value)
+        return value
+
+    return swap(payload)
+
+
 def side_name(side: str, names: Mapping[str, str] | None = None) -> str:
     """The player's name for the referee's screen, or 主方/客方."""
     return (names or {}).get(side) or SIDE_ZH[side]

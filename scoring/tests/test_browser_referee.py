@@ -66,7 +66,7 @@ def test_a_referee_records_a_table_from_2_past_a_and_the_confirmed_winner_moves_
     assert "赢得第2局" in page.locator(".history-list li").first.inner_text()
     assert "比赛结束" in page.locator(".playing").inner_text()
     page.get_by_role("button", name="提交结果").click()
-    page.get_by_text("结果已提交，等待裁判长确认。").wait_for()
+    page.get_by_text("结果已提交，等待确认。").wait_for()
     assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
 
     desk = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()

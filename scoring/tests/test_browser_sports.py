@@ -62,7 +62,7 @@ def test_a_referee_enters_a_badminton_match_and_the_confirmed_winner_moves_on(li
     expect(page.locator(".team.winner .team-name")).to_have_text(match.home.name)
     assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
     page.get_by_role("button", name="提交结果").click()
-    page.get_by_text("结果已提交，等待裁判长确认。").wait_for()
+    page.get_by_text("结果已提交，等待确认。").wait_for()
 
     desk = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     log_in(desk, live_server.url, "xiaohui")

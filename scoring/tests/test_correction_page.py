@@ -225,3 +225,27 @@ def test_a_chess_result_is_corrected_with_the_chess_controls(client, cast):
     assert response.status_code == 200
     assert _page_state(html)[0][1] == {"result": "draw", "first_move": "away"}
     assert "1½ : ½" in html  # the score after, with its half
+
+
+def test_a_record_kept_for_the_wrong_side_throughout_is_turned_round_in_one_tap(client, cast):
+    """主客双方对调: every entry of the draft the other way round (here the one deal and
+    time up: 5:2 becomes 2:5), nothing written until 保存更正; then saved like any other."""
+    table = _played(cast)
+    client.force_login(cast.chief)
+    html = client.get(table_url("scoring:correction", table)).content.decode()
+    assert "主客双方对调" in html
+    before = snapshot()
+    response = _post(client, cast, html, action="swap")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert _page_state(html)[0] == [{"order": list("BBAA")}, {"time_up": True}]
+    outcome = html[html.index("更正前") : html.index("更正后") + 400]
+    assert "5 : 2" in outcome and "2 : 5" in outcome
+    assert "更正会改变这一台的胜负" in html
+    assert snapshot() == before
+    # Tapped twice, the draft is the record again, and there is nothing to save.
+    again = _post(client, cast, html, action="swap").content.decode()
+    assert _page_state(again)[0] == [{"order": list("AABB")}, {"time_up": True}]
+    assert re.search(r"<button[^>]*disabled[^>]*>保存更正", again)
+    response = _post(client, cast, html, action="save", reason="整份记录记反了")
+    assert response.status_code == 302 and fresh(table).winner == "B"

@@ -15,13 +15,7 @@ from scoring.services import ties
 from scoring.services.common import TableError, active_events, person_name
 from scoring.services.corrections import correct_table
 from scoring.services.tables import confirm_table, record_event, submit_table, undo_last
-from scoring.tests.test_services import (  # noqa: F401 (a fixture)
-    _run_together,
-    deal,
-    needs_postgresql,
-    people,
-    play_out,
-)
+from scoring.tests.test_services import _run_together, deal, needs_postgresql, play_out
 from scoring.tests.utils import first_round, fresh, tables
 from tournaments.models import Match, Official, Tournament
 

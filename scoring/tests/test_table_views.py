@@ -317,9 +317,9 @@ def test_the_matrix_covers_every_write_url_of_the_referee_pages():
         "scoring:board",
         "scoring:my-tables",
     }
-    # The correction page and the ruling on a flagged tie are tested in
-    # test_correction_page / test_services, and in tests/test_permissions' matrix.
-    elsewhere = {"scoring:correction", "scoring:ruling"}
+    # The correction page and the rulings on a flagged tie are tested in
+    # test_correction_page / test_services / test_replay, and in tests/test_permissions' matrix.
+    elsewhere = {"scoring:correction", "scoring:ruling", "scoring:replay"}
     names = {f"scoring:{p.name}" for p in scoring.urls.urlpatterns} - read_only - elsewhere
     # The chess and rally entry URLs have their own matrix (test_sport_tables).
     assert names == {a.url_name for a in ACTIONS.values()} | set(SPORT_URLS)

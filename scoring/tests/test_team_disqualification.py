@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from scoring.models import AuditEntry, TableMatch
-from scoring.tests.test_services import people, win_table, win_tie  # noqa: F401 (a fixture)
+from scoring.tests.test_services import win_table, win_tie
 from scoring.tests.test_table_views import HTMX, table_url
 from scoring.tests.utils import assign_referee, fresh, guandan, page_data, tables
 from tournaments.draw.selectors import placings

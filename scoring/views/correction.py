@@ -1,6 +1,7 @@
 """The chief referee's correction page (更正): the table's record as a list, edited with the
 same controls as entry — pick the wrong entry and change it, insert one before it, remove
-it, or add one at the end — with the engine's replay shown before and after, then saved
+it, or add one at the end; or turn the whole record round (主客双方对调) when it was kept
+for the wrong side throughout — with the engine's replay shown before and after, then saved
 with a reason. Nothing is written until 保存更正; the draft travels with the page.
 
 A correction is checked against the version the chief was looking at when they began, like
@@ -22,7 +23,7 @@ from django.views.decorators.http import require_http_methods
 
 from guandan_cup.inputs import INT, whole_number
 from scoring import entries
-from scoring.engines.common import FORFEIT_REASONS
+from scoring.engines.common import FORFEIT_REASONS, sides_swapped
 from scoring.models import TableMatch
 from scoring.services import common, confirmation, corrections
 from scoring.services.common import TableError
@@ -164,6 +165,12 @@ def correction_page(
             if action == "change":
                 changed = _edited(draft, request.POST, engine)
                 _outcome(engine, table, changed, names)  # refused if the record cannot be
+                draft = changed
+            elif action == "swap":
+                # A record kept for the wrong side throughout (a score written the wrong way
+                # round): one tap turns every entry round.
+                changed = [sides_swapped(e) for e in draft]
+                _outcome(engine, table, changed, names)
                 draft = changed
             elif action == "pick":
                 editing = whole_number(request.POST.get("index", ""), maximum=INT)

@@ -365,7 +365,7 @@ def undo(request, table):
 @referee_action()
 def submit(request, table):
     tables.submit_table(table=table, user=request.user, expected_version=_version(request))
-    return _("结果已提交，等待裁判长确认。")
+    return _("结果已提交，等待确认。")
 
 
 @referee_action()

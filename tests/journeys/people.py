@@ -199,13 +199,14 @@ def leader_registers(page, base: str, slug: str, unit: str, event: str, pairs) -
 
 
 def import_by_excel(page, base: str, slug: str, event: str, unit: str, pairs, folder) -> None:
-    """The organiser downloads the event's form, a unit's leader fills it in (openpyxl
-    here), and the organiser uploads it, checks the preview and confirms."""
+    """A unit's leader on their phone: 下载本单位报名表 from the unit's page, the form filled in
+    (openpyxl here), 上传填好的报名表, the preview checked and the import confirmed."""
     from tournaments.registration.spreadsheets import layout
 
-    page.goto(f"{base}/t/{slug}/{event}/entries/import/")
+    page.goto(f"{base}/t/{slug}/register/")  # a leader of one unit lands on its page
+    section = page.locator(f"#event-{event}")
     with page.expect_download() as info:
-        page.get_by_role("link", name="下载报名表模板").click()
+        section.get_by_role("link", name="下载本单位报名表").click()
     path = Path(folder) / "form.xlsx"
     info.value.save_as(path)
     book = load_workbook(path)
@@ -225,6 +226,8 @@ def import_by_excel(page, base: str, slug: str, event: str, unit: str, pairs, fo
                 sheet.cell(row=row, column=column, value=values[header])
         row += 1
     book.save(path)
+    section.get_by_role("link", name="上传填好的报名表").click()
+    expect(page.locator("main")).to_contain_text("只导入本单位的报名")
     page.set_input_files("#id_file", str(path))
     page.get_by_role("button", name="上传并检查").click()
     expect(page.locator("main")).to_contain_text(unit)

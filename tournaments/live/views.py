@@ -91,6 +91,8 @@ def match_page(request: HttpRequest, slug: str, event_slug: str, match_id: int) 
         "match": match,
         "tables": tables_of_tie(match),
         "poll_seconds": POLL_SECONDS,
+        # After a ruling (作废重赛 lands here) the chief goes back to the desk in one tap.
+        "can_desk": not request.htmx and is_chief(request.user, event.tournament),
     }
     template = "tournaments/match.html#tie_body" if request.htmx else "tournaments/match.html"
     return render(request, template, context)

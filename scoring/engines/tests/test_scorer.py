@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.engines.common import FORFEIT_REASONS, EngineError
+from scoring.engines.common import FORFEIT_REASONS, EngineError, sides_swapped
 from scoring.engines.scorer import scorer_for
 from scoring.engines.simulate import random_rally, random_table, random_xiangqi
 
@@ -272,3 +272,52 @@ def test_a_custom_rule_set_that_is_not_an_object_is_refused_with_the_reason(conf
     for discipline in DISCIPLINES:
         with pytest.raises(ValueError, match="rule set must be a JSON object"):
             scorer_for(discipline, "", config)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    discipline=st.sampled_from(sorted(SIMULATED)),
+    seed=st.integers(0, 2**32 - 1),
+    strength=st.floats(0.1, 0.9),
+)
+def test_a_record_turned_round_is_the_same_match_won_by_the_other_side(discipline, seed, strength):
+    """主客双方对调 on the correction page: a record kept for the wrong side throughout,
+    turned round, replays to the mirror image — the other winner, the score the other way
+    round — and turned round twice it is the record again."""
+    engine = scorer_for(discipline, "anhui2021" if discipline.startswith("guandan") else "")
+    events = [
+        engine.normalise(e) for e in SIMULATED[discipline](engine, random.Random(seed), strength)
+    ]
+    turned = [sides_swapped(e) for e in events]
+    assert [sides_swapped(e) for e in turned] == events
+    state, mirror = engine.replay(events), engine.replay(turned)
+    assert engine.match_over(mirror)
+    assert engine.winner(mirror) == {"A": "B", "B": "A", None: None}[engine.winner(state)]
+    assert engine.score(mirror) == tuple(reversed(engine.score(state)))
+    assert engine.tie_score(mirror) == tuple(reversed(engine.tie_score(state)))
+
+
+@pytest.mark.parametrize(
+    "event, turned",
+    [
+        ({"home": 11, "away": 7}, {"home": 7, "away": 11}),
+        ({"point": "home"}, {"point": "away"}),
+        ({"first_server": "away"}, {"first_server": "home"}),
+        ({"result": "draw", "first_move": "home"}, {"result": "draw", "first_move": "away"}),
+        (
+            {"forfeit": {"side": "home", "reason": "withdrawn"}},
+            {"forfeit": {"side": "away", "reason": "withdrawn"}},
+        ),
+        (
+            {"order": list("ABBA"), "seats": [1, 2, 4, 3]},
+            {"order": list("BAAB"), "seats": [2, 3, 1, 4]},
+        ),
+        (
+            {"penalty": {"team": "B", "kind": "disqualify", "reason": "通牌"}},
+            {"penalty": {"team": "A", "kind": "disqualify", "reason": "通牌"}},
+        ),
+        ({"time_up": True}, {"time_up": True}),
+    ],
+)
+def test_turning_an_event_round_changes_only_the_sides(event, turned):
+    assert sides_swapped(event) == turned

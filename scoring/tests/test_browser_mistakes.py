@@ -484,6 +484,7 @@ def test_a_table_tennis_semi_final_scored_the_wrong_way_round_is_kept_with_a_rul
     notes = _squash(part[part.index("仲裁组说明") :])
     assert notes.count("维持原结果") == 2 and notes.count("决赛已赛完，双方认可原结果") == 2
     assert f"本场对阵应为{fresh(semi).away.name}" in notes
+    assert "请裁判长复核" not in notes  # the ruling reads as a fact, not a request to the chief
 
 
 # --------------------------------------------------------------------------- case (3)

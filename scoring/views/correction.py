@@ -25,6 +25,7 @@ from guandan_cup.inputs import INT, whole_number
 from scoring import entries
 from scoring.engines.common import FORFEIT_REASONS, sides_swapped
 from scoring.models import TableMatch
+from scoring.selectors import table_heading
 from scoring.services import common, confirmation, corrections
 from scoring.services.common import TableError
 from tournaments.access import is_chief
@@ -204,6 +205,7 @@ def correction_page(
         "tournament": event.tournament,
         "event": event,
         "table": table,
+        "heading": table_heading(table),
         "engine": engine,
         "rules": engine.rules,
         "home_name": names["A"],

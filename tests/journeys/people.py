@@ -198,15 +198,23 @@ def leader_registers(page, base: str, slug: str, unit: str, event: str, pairs) -
             expect(section.locator(".entry-list")).to_contain_text(shown)
 
 
-def import_by_excel(page, base: str, slug: str, event: str, unit: str, pairs, folder) -> None:
-    """A unit's leader on their phone: 下载本单位报名表 from the unit's page, the form filled in
-    (openpyxl here), 上传填好的报名表, the preview checked and the import confirmed."""
+def import_by_excel(
+    page, base: str, slug: str, event: str, unit: str, pairs, folder, *, leader: bool = False
+) -> None:
+    """A unit's form downloaded, filled in (openpyxl here), uploaded, its preview checked and
+    the import confirmed: by the organiser on the event's import page, or (``leader``) by
+    the unit's leader on their phone from the unit's page (下载本单位报名表, 上传填好的报名表)."""
     from tournaments.registration.spreadsheets import layout
 
-    page.goto(f"{base}/t/{slug}/register/")  # a leader of one unit lands on its page
-    section = page.locator(f"#event-{event}")
+    if leader:
+        page.goto(f"{base}/t/{slug}/register/")  # a leader of one unit lands on its page
+        section = page.locator(f"#event-{event}")
+        download = section.get_by_role("link", name="下载本单位报名表")
+    else:
+        page.goto(f"{base}/t/{slug}/{event}/entries/import/")
+        download = page.get_by_role("link", name="下载报名表模板")
     with page.expect_download() as info:
-        section.get_by_role("link", name="下载本单位报名表").click()
+        download.click()
     path = Path(folder) / "form.xlsx"
     info.value.save_as(path)
     book = load_workbook(path)
@@ -226,8 +234,9 @@ def import_by_excel(page, base: str, slug: str, event: str, unit: str, pairs, fo
                 sheet.cell(row=row, column=column, value=values[header])
         row += 1
     book.save(path)
-    section.get_by_role("link", name="上传填好的报名表").click()
-    expect(page.locator("main")).to_contain_text("只导入本单位的报名")
+    if leader:
+        section.get_by_role("link", name="上传填好的报名表").click()
+        expect(page.locator("main")).to_contain_text("只导入本单位的报名")
     page.set_input_files("#id_file", str(path))
     page.get_by_role("button", name="上传并检查").click()
     expect(page.locator("main")).to_contain_text(unit)

@@ -107,7 +107,9 @@ def test_the_nantong_day_from_an_empty_database_to_results_pdf(
         leader.context.close()
     leader = people.phone(browser)
     people.log_in(leader, base, leaders["行政"])
-    people.import_by_excel(leader, base, SLUG, EVENT, "行政", pairs_of("行政"), tmp_path)
+    people.import_by_excel(
+        leader, base, SLUG, EVENT, "行政", pairs_of("行政"), tmp_path, leader=True
+    )
     expect(leader.locator("main")).to_contain_text("行政")
     people.no_overflow(leader)
     leader.context.close()

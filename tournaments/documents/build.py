@@ -408,13 +408,19 @@ def results_context(tournament: Tournament) -> dict:
             for e in bracket.entries.values()
             if e.status in (Entry.Status.DISQUALIFIED, Entry.Status.ELIMINATED)
         ]
-        notes = list(
-            TableEvent.objects.filter(
+        # A table's disqualification, unless its entry is named above already (a pair or a
+        # player out of the event): a team's pair that lost only its table.
+        out = {e.pk for e in disqualified}
+        notes = [
+            n
+            for n in TableEvent.objects.filter(
                 table__match__round__stage__event=event,
+                table__voided_at__isnull=True,
                 undone_at__isnull=True,
                 payload__penalty__kind="disqualify",
-            ).select_related("table__home_pair", "table__away_pair")
-        )
+            ).select_related("table__home_pair", "table__away_pair", "table__match")
+            if _penalised_entry_id(n) not in out
+        ]
         rulings = list(
             AuditEntry.objects.filter(
                 match__round__stage__event=event,
@@ -446,6 +452,17 @@ def results_context(tournament: Tournament) -> dict:
         "date": tournament.starts_on,
         "signature": tournament.certificate_signature or tournament.organiser_name,
     }
+
+
+def _penalised_entry_id(event) -> int | None:
+    """The entry a recorded penalty was given to: its pair's, or the match's side (chess
+    and the ball games have no pairs)."""
+    team = (event.payload.get("penalty") or {}).get("team")
+    table = event.table
+    pair = table.home_pair if team == "A" else table.away_pair
+    if pair is not None:
+        return pair.entry_id
+    return table.match.home_id if team == "A" else table.match.away_id
 
 
 def _entries_under_review(bracket: Bracket) -> set[int]:

@@ -250,10 +250,10 @@ def flag_for_review(target: Match, source: Match, entry) -> None:
     target.needs_review = True
     if entry is None:
         target.review_note = _(
-            "上一场（%(m)s）已无结果（更正后重新进行或作废重赛），本场对阵待定；请裁判长复核。"
+            "上一场（%(m)s）已无结果（更正后重新进行或作废重赛），本场对阵待定。"
         ) % {"m": str(source)}
     else:
-        target.review_note = _("上一场（%(m)s）的结果已更正，本场对阵应为%(e)s；请裁判长复核。") % {
+        target.review_note = _("上一场（%(m)s）的结果已更正，本场对阵应为%(e)s。") % {
             "m": str(source),
             "e": entry.name,
         }

@@ -115,17 +115,24 @@ def forfeit_missing(*, round, user) -> int:
     return count
 
 
-@transaction.atomic
-def keep_with_ruling(*, match: Match, reason: str, user) -> Match:
-    """维持原结果: the chief referee keeps a flagged match's result as it was played (a next
-    match played before a correction changed who should have been in it) with a ruling and
-    its reason — in the audit and in results.pdf's 仲裁组说明 — and the flag goes."""
+def _flagged_for_ruling(match: Match, reason: str) -> tuple[Match, str]:
+    """The flagged match, locked, and the ruling's reason — or TableError without a reason
+    or a flag (a ruling made meanwhile by someone else)."""
     reason = plain_text(reason, limit=300)
     if not reason:
         raise TableError("no_reason", _("请写明裁决理由。"))
     match = Match.objects.select_for_update().select_related("round__stage__event").get(pk=match.pk)
     if not match.needs_review:
         raise TableError("not_flagged", _("这场比赛没有待复核的问题。"))
+    return match, reason
+
+
+@transaction.atomic
+def keep_with_ruling(*, match: Match, reason: str, user) -> Match:
+    """维持原结果: the chief referee keeps a flagged match's result as it was played (a next
+    match played before a correction changed who should have been in it) with a ruling and
+    its reason — in the audit and in results.pdf's 仲裁组说明 — and the flag goes."""
+    match, reason = _flagged_for_ruling(match, reason)
     note = match.review_note
     match.needs_review, match.review_note = False, ""
     match.save(update_fields=["needs_review", "review_note"])
@@ -149,12 +156,7 @@ def void_and_replay(*, match: Match, reason: str, user) -> Match:
     deleted); the ruling and its reason go in the audit and results.pdf's 仲裁组说明;
     whatever the match had decided is taken back out of the next matches (those already
     played are flagged in turn)."""
-    reason = plain_text(reason, limit=300)
-    if not reason:
-        raise TableError("no_reason", _("请写明裁决理由。"))
-    match = Match.objects.select_for_update().select_related("round__stage__event").get(pk=match.pk)
-    if not match.needs_review:
-        raise TableError("not_flagged", _("这场比赛没有待复核的问题。"))
+    match, reason = _flagged_for_ruling(match, reason)
     before = (
         _("原对阵%(tie)s，%(score)s") % {"tie": str(match), "score": _result_text(match)}
         if match.status != Match.Status.PENDING

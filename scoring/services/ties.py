@@ -69,16 +69,7 @@ def team_disqualified(match: Match, winner: str, user, reason: str) -> None:
     _winner, wins, _decided, level_diff = tie_result(match)
     side = {"A": Match.Side.HOME, "B": Match.Side.AWAY}[winner]
     if not match.is_decided:
-        draw_results.record_result(
-            match=match,
-            winner=side,
-            home_score=wins["A"],
-            away_score=wins["B"],
-            home_level_points=level_diff,
-            away_level_points=-level_diff,
-            note=reason,
-            user=user,
-        )
+        _record(match, side, wins, level_diff, user, note=reason)
     elif match.winner != side or (match.home_score, match.away_score) != (wins["A"], wins["B"]):
         # Decided already (every table played out): the disqualified team loses it.
         draw_results.correct_result(
@@ -152,6 +143,20 @@ def shown_score(match: Match, wins: dict) -> tuple:
     return wins["A"], wins["B"]
 
 
+def _record(match: Match, side, wins: dict, level_diff: float, user, *, note: str = "") -> None:
+    """The tie's result into the bracket: its winner, tables won and 级差."""
+    draw_results.record_result(
+        match=match,
+        winner=side,
+        home_score=wins["A"],
+        away_score=wins["B"],
+        home_level_points=level_diff,
+        away_level_points=-level_diff,
+        note=note,
+        user=user,
+    )
+
+
 def update_tie(match: Match, user) -> None:
     """Decide the tie from its confirmed tables: the team with a majority of tables wins,
     as soon as it has it; the score keeps counting the remaining tables."""
@@ -170,15 +175,7 @@ def update_tie(match: Match, user) -> None:
             match.round.stage.event.bump_version()
         return
     side = {"A": Match.Side.HOME, "B": Match.Side.AWAY}.get(winner)
-    draw_results.record_result(
-        match=match,
-        winner=side,
-        home_score=wins["A"],
-        away_score=wins["B"],
-        home_level_points=level_diff,
-        away_level_points=-level_diff,
-        user=user,
-    )
+    _record(match, side, wins, level_diff, user)
     common.audit(
         None,
         user,

@@ -70,6 +70,7 @@ def test_the_organiser_sees_each_invitation_with_its_unit_and_state(client, cup)
     )
     section = invites_section(links_page(client, cup))
     assert "领队邀请链接" in links_page(client, cup)
+    assert "<h1>登录链接：裁判与领队</h1>" in links_page(client, cup)
     rows = {
         m.group(1): m.group(2)
         for m in re.finditer(r'<tr data-invite="(\d+)">(.*?)</tr>', section, re.S)
@@ -134,6 +135,7 @@ def test_the_chief_referee_neither_sees_nor_voids_a_leaders_invitation(client, c
     client.force_login(cup.chief)
     page = links_page(client, cup)
     assert "领队邀请链接" not in page and "王领队" not in page
+    assert "<h1>裁判登录二维码</h1>" in page  # the chief's page is the referees' only
     assert client.post(revoke_url(cup, link), {"confirm": "1"}).status_code == 403
     assert LoginLink.objects.get().revoked_at is None
     phone = Client()

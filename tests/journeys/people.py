@@ -240,6 +240,9 @@ def import_by_excel(
     page.set_input_files("#id_file", str(path))
     page.get_by_role("button", name="上传并检查").click()
     expect(page.locator("main")).to_contain_text(unit)
+    if leader:
+        no_overflow(page)
+        shot(page, f"leader-excel-preview-{unit}")
     page.get_by_role("button", name="确认导入").click()
     expect(page.locator("body")).to_contain_text("已导入1个报名")
 
@@ -395,6 +398,39 @@ def check_placings(text: str, placings, prizes=("一等奖", "二等奖", "三�
         found = re.compile(f"第{rank}名 {re.escape(name)}.*?{prize}").search(flat, at)
         assert found, (rank, name, prize, flat)
         at = found.end()
+
+
+def correct_the_wrong_way_round(page, base, slug, event, home, away, reason) -> None:
+    """The chief referee: the bracket → the tie → its table → 更正记录 → 主客双方对调 → the
+    reason → 保存更正 (submitted again in her name, for a second official to confirm)."""
+    page.goto(f"{base}/t/{slug}/{event}/bracket/")
+    card = page.locator("li.match").filter(has_text=home).filter(has_text=away)
+    card.locator(".match-link").click()
+    page.locator("a.table-card").first.click()
+    page.get_by_role("link", name="更正记录（须写明原因）").click()
+    page.get_by_role("button", name="主客双方对调").click()
+    expect(page.get_by_text("更正会改变这一台的胜负")).to_be_visible()
+    page.get_by_label("更正原因").fill(reason)
+    page.get_by_role("button", name="保存更正").click()
+    expect(page.get_by_text("记录已更正。")).to_be_visible()
+
+
+def void_and_replay_flagged(page, base, slug, reason) -> None:
+    """The chief referee at the desk: 作废重赛 (a reason, the box ticked) for every match
+    flagged 待复核, one after the other."""
+    page.goto(f"{base}/t/{slug}/referee/")
+    flagged = page.locator(".flagged-match")
+    expect(flagged.first).to_be_visible()
+    shot(page, "desk-flagged")
+    while flagged.count():
+        replay = flagged.first.locator("form").filter(
+            has=page.get_by_role("button", name="作废重赛")
+        )
+        replay.get_by_label("裁决理由").fill(reason)
+        replay.get_by_role("checkbox").check()
+        replay.get_by_role("button", name="作废重赛").click()
+        expect(page.locator("body")).to_contain_text("已作废原记录，本场改由")
+        page.goto(f"{base}/t/{slug}/referee/")
 
 
 def confirm(page) -> None:

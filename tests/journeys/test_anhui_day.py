@@ -164,6 +164,31 @@ def test_the_anhui_guandan_pairs_day_from_an_empty_database_to_results_pdf(
     people.no_overflow(spectator)
     people.shot(spectator, "anhui-spectator-final")
 
+    # 5b. After the final, 肖慧 finds the first semi-final entered for the wrong pair: she
+    # turns its record round on the correction page, a referee confirms the corrected
+    # result, and she voids and replays the final and the 季军争夺战 from the desk.
+    home, away = semis[0]
+    people.correct_the_wrong_way_round(chief, base, SLUG, EVENT, home, away, "记分表上两对写反了")
+    checker = referees[people.referee_of(organiser, base, SLUG, EVENT, home, away, REFEREES)]
+    people.open_my_table(checker, base, SLUG, home, away, 1)
+    people.confirm(checker)
+    # The final and the 季军争夺战 were played by the wrong pairs: under review, on the
+    # spectator's phone too, and no one holds the four places meanwhile.
+    expect(spectator.locator(".placing-list li")).to_have_text(
+        ["冠军 待复核", "亚军 待复核", "季军 待复核", "第4名 待复核"], timeout=10_000
+    )
+    people.void_and_replay_flagged(chief, base, SLUG, "半决赛记录写反，按更正后的对阵重赛")
+    winners[0], losers[0] = losers[0], winners[0]
+    final, third = people.ties_to_play(organiser, base, SLUG, EVENT)
+    if set(final) != set(winners):
+        final, third = third, final
+    assert set(final) == set(winners) and set(third) == set(losers)
+    play(*final, final[0])
+    play(*third, third[1])
+    placings = [final[0], final[1], third[1], third[0]]
+    people.placings_shown(spectator, placings)
+    people.no_overflow(spectator)
+
     # 6. results.pdf from the tournament page's link.
     spectator.goto(f"{base}/t/{SLUG}/")
     href = spectator.get_by_role("link", name="成绩公告与奖状（PDF）").get_attribute("href")
@@ -171,3 +196,4 @@ def test_the_anhui_guandan_pairs_day_from_an_empty_database_to_results_pdf(
     assert response.status == 200 and response.headers["content-type"] == "application/pdf"
     text = "".join(p.extract_text() for p in PdfReader(io.BytesIO(response.body())).pages)
     people.check_placings(text, placings)
+    assert "作废重赛" in text and "半决赛记录写反" in text  # 仲裁组说明

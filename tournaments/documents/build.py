@@ -378,10 +378,11 @@ def results_context(tournament: Tournament) -> dict:
         bracket = load_bracket(event)
         # Every place the brackets give (the quarter-final losers all 5th …), as the units'
         # standings count them; only 1–3 earn a prize.
-        places, held = bracket.placings, bracket.placings_under_review
-        if places or held:
-            every, every_held = draw_selectors.placings_and_review(event, all_places=True)
-            places, held = every or places, every_held or held
+        places, held = (
+            draw_selectors.placings_and_review(event, all_places=True)
+            if bracket.placing_rows
+            else ([], [])
+        )
         placed = dict((entry.pk, rank) for rank, entry in places)
         rows = [
             {"rank": rank, "entry": entry, "prize": prize_for(rank, entry)}

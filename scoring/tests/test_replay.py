@@ -180,6 +180,13 @@ def test_void_and_replay_puts_the_right_entries_in_keeps_the_record_and_flags_wh
     assert len({e for _r, e in ranks}) == 4
     final, third = fresh(final), fresh(third)
     assert ranks[0][1] == final.winner_entry.pk and ranks[2][1] == third.winner_entry.pk
+    # 仲裁组说明 lists the rulings in the order they were made: the semi-final's first.
+    item = next(e for e in results_context(event.tournament)["events"] if e["event"] == event)
+    made = list(
+        AuditEntry.objects.filter(action=AuditEntry.Action.REPLAY).order_by("created_at", "pk")
+    )
+    assert [r.pk for r in item["rulings"]] == [r.pk for r in made] and made[0].pk == replay.pk
+    assert len(made) >= 2  # the semi-final's, then the final's (and the third's, if flagged)
 
 
 def test_keeping_the_result_with_a_ruling_clears_what_rested_on_it(people):

@@ -426,7 +426,9 @@ def results_context(tournament: Tournament) -> dict:
             AuditEntry.objects.filter(
                 match__round__stage__event=event,
                 action__in=[AuditEntry.Action.RULING, AuditEntry.Action.REPLAY],
-            ).select_related("match")
+            )
+            .select_related("match")
+            .order_by("created_at", "pk")  # in the order they were made
         )
         events.append(
             {

@@ -86,6 +86,22 @@ def tables_by_match(matches) -> dict[int, list[TableMatch]]:
     return by_match
 
 
+def show_boards(tables, engine, match=None) -> list[TableMatch]:
+    """Set ``board`` on each table: how it looks (``scoring.engines.board.Board``), what the
+    pages render. The sides are named by their pairs, or by ``match``'s two entries (a
+    singles match; loaded already), else 主方/客方. No query."""
+    for table in tables:
+        names = {}
+        for team, pair, side in (("A", table.home_pair, "home"), ("B", table.away_pair, "away")):
+            if pair is not None:
+                names[team] = pair_name(pair)
+            elif match is not None and getattr(match, f"{side}_id"):
+                names[team] = getattr(match, side).name
+        table.board = engine.board(table.state, names)
+        table.title = engine.table_title(table.number, table.table_number)
+    return tables
+
+
 def tables_of_tie(match) -> list[TableMatch]:
     """One tie's tables with their players and recorded events, in table order."""
     return list(

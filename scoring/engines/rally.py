@@ -22,11 +22,13 @@ Errors: :class:`scoring.engines.common.EngineError` with codes ``match_over``,
 
 from __future__ import annotations
 
+import sys
+
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from scoring.engines import common
+from scoring.engines import common, match_boards
 from scoring.engines.common import (
     TEAM_OF_SIDE,
     EngineError,
@@ -417,6 +419,18 @@ def game_winner(game: dict) -> str:
 def game_cells(game: dict, names: Mapping[str, str]) -> tuple[str, str]:
     """The score sheet's two cells of a game: the home and the away player's points."""
     return str(game["home"]), str(game["away"])
+
+
+# How it looks to people: scoring.engines.match_boards.
+def board(stored: dict, rules, names: Mapping[str, str]):
+    return match_boards.rally_board(stored, rules, names)
+
+
+def sheet(items: Iterable, rules, names: Mapping[str, str]):
+    return match_boards.replayed_sheet(sys.modules[__name__], items, rules, names, match_boards.rally_sheet)
+
+
+table_title = match_boards.table_title
 
 
 __all__ = [

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.engines import common, rally, xiangqi
+from scoring.engines.board import Board, RecordItem, Sheet, Words
 from scoring.engines.common import Engine
 from scoring.engines.guandan import engine as guandan
 
@@ -101,6 +102,11 @@ class Scorer:
     def time_limit_minutes(self) -> int | None:
         """The time a table may take, or None (no clock)."""
         return self.rules.time_limit_minutes
+
+    @property
+    def recorded(self) -> frozenset[str]:
+        """What a referee of this sport records (for the pages: ``"penalty" in …``)."""
+        return self.engine.EVENTS
 
     def records(self, what: str) -> bool:
         """Whether a referee of this sport records ``what``: "deal", "penalty", "time_up",
@@ -235,6 +241,27 @@ class Scorer:
     def game_cells(self, game: dict, names: Mapping[str, str]) -> tuple[str, str]:
         """A game's two cells on the score sheet (points, or first mover and result)."""
         return self.engine.game_cells(game, names)
+
+    # ------------------------------------------------------------ for people
+
+    def board(self, state, names: Mapping[str, str] | None = None) -> Board:
+        """How the table looks (:class:`scoring.engines.board.Board`): what every page that
+        shows a table renders; ``names`` keyed by ``"A"``/``"B"``."""
+        return self.engine.board(self._stored(state), self.rules, dict(names or {}))
+
+    def sheet(self, items: Iterable[RecordItem], names: Mapping[str, str]) -> Sheet:
+        """The record on the paper score sheet (:class:`scoring.engines.board.Sheet`), from
+        the table's active events in order."""
+        return self.engine.sheet(list(items), self.rules, dict(names))
+
+    @property
+    def heading(self) -> Words:
+        """What a board's two numbers are: 级数 (Guandan), 比分 (games, points)."""
+        return self.board(self.initial()).heading
+
+    def table_title(self, number: int, table_number: int | None = None) -> Words:
+        """What a table is called: 第2台 · 5号桌 in a team tie, 比赛记录 · 5号台 alone."""
+        return self.engine.table_title(number, table_number)
 
 
 __all__ = ["ENGINES", "KINDS", "Scorer", "kind_of", "preset_choices", "scorer_for"]

@@ -200,7 +200,7 @@ def test_point_by_point_shows_the_running_score_and_the_server(client, people):
     for n, side in enumerate(["home", "home", "away"]):
         html = post(client, "scoring:point", table, "badminton", {"side": side}, f"p{n}")
         html = html.content.decode()
-    assert "<strong>2 – 1</strong>" in html
+    assert ">2 – 1</strong>" in html
     # Rally scoring: the winner of the last rally (away) serves.
     assert fresh(table).state["server"] == "away"
     assert 'class="serving"' in html
@@ -265,7 +265,7 @@ def test_the_chess_page_says_who_moves_first_and_refuses_the_wrong_first_mover(c
     )
     html = response.content.decode()
     # Game 2: the other player moves first, fixed by the rules.
-    assert f"第2盘：<strong>{match.away.name}先手</strong>" in html
+    assert f"第2盘：<strong class=\"who\">{match.away.name}先手</strong>" in html
     assert '<input type="hidden" name="first_move" value="away">' in html
     before = rows()
     response = post(
@@ -396,7 +396,7 @@ def test_the_tie_page_shows_the_games(client, people):
     html = client.get(
         reverse("live:match", args=[ANHUI, "badminton", bad.match_id])
     ).content.decode()
-    assert "<strong>21 – 17</strong>" in html
+    assert ">21 – 17</strong>" in html
 
 
 # --------------------------------------------------------------------------- who may write

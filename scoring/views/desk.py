@@ -19,6 +19,7 @@ from guandan_cup.inputs import INT, whole_number
 from scoring.models import AuditEntry, CheckIn, TableMatch
 from scoring.selectors import (
     OPEN_MATCH,
+    show_boards,
     TABLE_STATES,
     missing_pairs,
     name_people,
@@ -162,6 +163,7 @@ def board(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
                 for t in by_match.get(m.pk, []):
                     t.match = m
                     t.board_state = table_state(t, engine)
+                    show_boards([t], engine, m)
                     tables.append(t)
         tables.sort(key=_board_key)
         counts = {key: 0 for key in BOARD_ORDER}
@@ -173,6 +175,7 @@ def board(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
                 "tournament": tournament,
                 "event": event,
                 "shown": shown,
+                "heading": engine.heading,
                 "tables": tables,
                 "counts": counts,
                 "chosen": chosen,

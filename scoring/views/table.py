@@ -103,13 +103,11 @@ def _context(
         "table": table,
         "rules": rules,
         "engine": engine,
-        "state": table.state,
+        "board": engine.board(table.state, names),
+        "title": engine.table_title(table.number, table.table_number),
         "history": list(reversed(described)),
         "home_name": names["A"],
         "away_name": names["B"],
-        "games": _games(engine, table.state),
-        "sides": _sides(engine, table, names),
-        "serving": engine.server(table.state),
         "can_enter": can_enter_table(request.user, table, chief=chief),
         "may_confirm": confirmation.may_confirm(request.user, table),
         "opponents_confirm": confirmation.opponents_may_confirm(request.user, table),
@@ -135,25 +133,6 @@ def _context(
         "qr_url": reverse("scoring:table-qr", args=[event.tournament.slug, event.slug, table.pk]),
         "poll_seconds": POLL_SECONDS,
     }
-
-
-def _games(engine, state: dict) -> list[dict]:
-    """The games of a chess or rally match, numbered, with each game's winner, for the
-    scoreboard; empty for guandan (its record is the deals)."""
-    return [
-        {"number": number, "winner": engine.game_winner(game), **game}
-        for number, game in enumerate(engine.games(state) or [], start=1)
-    ]
-
-
-def _sides(engine, table: TableMatch, names: dict) -> list[tuple]:
-    """(team, name, unit, big number) for the scoreboard: points (象棋), games won (羽毛球,
-    乒乓球); the guandan page shows its levels itself."""
-    home, away = engine.score(table.state)
-    return [
-        (team, names[team], entry.unit.name if entry else "", value)
-        for team, entry, value in (("A", table.match.home, home), ("B", table.match.away, away))
-    ]
 
 
 @require_safe

@@ -13,7 +13,6 @@ import segno
 from django.urls import reverse
 from django.utils import timezone
 
-from scoring.engines.common import TEAM_OF_SIDE, forfeit_label
 from tournaments.draw import selectors as draw_selectors
 from tournaments.draw.read import Bracket, load_bracket
 from tournaments.draw.rules import knockout
@@ -190,20 +189,10 @@ def bracket_context(event: Event) -> dict:
 # --------------------------------------------------------------------------- score sheets
 
 
-@dataclass
-class SheetRow:
-    number: int | str  # the deal's number; "" for a row that is no deal (time up, a penalty)
-    top: str
-    place: str
-    levels: str
-    note: str
-
-
 def scoresheet_context(event: Event, request, *, round_number: int | None = None) -> dict:
     """One sheet per table of the chosen round (default: every round with open tables),
     filled in with what is already recorded."""
     from scoring.models import TableMatch
-    from scoring.selectors import pair_name
 
     tables = (
         TableMatch.objects.filter(
@@ -224,139 +213,55 @@ def scoresheet_context(event: Event, request, *, round_number: int | None = None
     if round_number is not None:
         tables = tables.filter(match__round__number=round_number)
     engine = event.scorer()
-    rules = engine.rules
-    places = {2: "二游", 3: "三游", 4: "末游"}
     sheets = []
     for table in tables:
-        if engine.records("game"):  # chess and the ball games: a sheet of games, not deals
-            sheets.append(_game_sheet(engine, event, table, request, position=len(sheets) + 1))
-            continue
-        rows, penalties = [], []
-        state = engine.initial()
-        deal = 0
-        names = {"A": pair_name(table.home_pair), "B": pair_name(table.away_pair)}
-        for item in sorted(table.events.all(), key=lambda e: e.seq):
-            if item.undone_at is not None:
-                continue
-            state = engine.apply(state, engine.parse(item.payload))
-            levels = " / ".join(engine.score(state))
-            if "order" in item.payload:
-                deal += 1
-                order = item.payload["order"]
-                partner = order[1:].index(order[0]) + 2
-                rows.append(SheetRow(deal, names[order[0]], places[partner], levels, ""))
-            elif "penalty" in item.payload:
-                penalty = item.payload["penalty"]
-                text = f"{names[penalty['team']]}：{_penalty_text(penalty)}"
-                penalties.append(text + (f"（{item.reason}）" if item.reason else ""))
-                if penalty.get("kind", "levels") != "disqualify":
-                    # A level penalty moves the levels: the track shows it where it happened.
-                    rows.append(SheetRow("", "", "", levels, text))
-            elif "forfeit" in item.payload:
-                reason = forfeit_label(item.payload["forfeit"].get("reason", ""), unknown="")
-                penalties.append(
-                    f"{names[item.payload['forfeit']['team']]}：判负"
-                    + (f"（{reason}）" if reason else "")
-                )
-            elif "time_up" in item.payload:
-                rows.append(SheetRow("", "", "", levels, "时间到"))
-        ended = (
-            max((e.created_at for e in table.events.all() if e.undone_at is None), default=None)
-            if engine.match_over(state)
-            else None
-        )
-        # Room for a 1-hour match on one A4 page; img/deal-rows.svg draws 20 empty rows.
-        blank = max(0, 20 - len(rows))
-        url = request.build_absolute_uri(
-            reverse("scoring:table", args=[event.tournament.slug, event.slug, table.pk])
-        )
-        sheets.append(
-            {
-                # Which sheet of the stack this is: counted here, as the sheets may be
-                # rendered in pieces (pdf.render_pdf), where a page counter would restart.
-                "position": len(sheets) + 1,
-                "table": table,
-                "match": table.match,
-                "home": names["A"],
-                "away": names["B"],
-                "rows": rows,
-                # The empty rows' numbers, one a line: the grid's empty rows are one box
-                # whose background draws the rules (pdf.css, .blank-deals), not a table row
-                # each, which made the sheets several times slower to lay out.
-                "blank_numbers": "\n".join(str(n) for n in range(deal + 1, deal + 1 + blank)),
-                "penalties": penalties,
-                "qr": QRCode(url),
-                "url": url,
-                "winner": names.get(table.winner, ""),
-                # When the last deal (or the whistle, a forfeit) ended it; blank while in play.
-                "ended_at": ended,
-            }
-        )
+        sheets.append(_sheet(engine, event, table, request, position=len(sheets) + 1))
     return {
         "tournament": event.tournament,
         "event": event,
-        "rules": rules,
+        "rules": engine.rules,
         "engine": engine,
         "sheets": sheets,
         "sheet_count": len(sheets),
     }
 
 
-@dataclass
-class GameRow:
-    number: int
-    home: str  # a rally game's points, or xiangqi: who moved first
-    away: str  # a rally game's points, or xiangqi: the result
-    winner: str
-    note: str
+def _sheet(engine, event: Event, table, request, *, position: int) -> dict:
+    """One table's sheet: the engine's record on paper (``Scorer.sheet``), filled in with
+    what is recorded so far, and the table's QR code, times and signatures."""
+    from scoring.engines.board import RecordItem
+    from scoring.selectors import pair_name
 
-
-def _game_sheet(engine, event: Event, table, request, *, position: int) -> dict:
-    """The sheet of a chess, badminton or table-tennis match: one row per game (as many as
-    the match can take), filled in with the games recorded so far."""
     match = table.match
     names = {
-        "A": match.home.name if match.home_id else "",
-        "B": match.away.name if match.away_id else "",
+        "A": pair_name(table.home_pair) if table.home_pair else (match.home.name if match.home_id else ""),
+        "B": pair_name(table.away_pair) if table.away_pair else (match.away.name if match.away_id else ""),
     }
-    payloads = [
-        e.payload for e in sorted(table.events.all(), key=lambda e: e.seq) if not e.undone_at
-    ]
-    state = engine.replay(payloads)
-    rows, notes = [], []
-    for number, game in enumerate(engine.games(state) or [], start=1):
-        left, right = engine.game_cells(game, names)
-        rows.append(GameRow(number, left, right, names.get(engine.game_winner(game), ""), ""))
-    for payload in payloads:
-        if "forfeit" in payload:
-            team = TEAM_OF_SIDE.get(payload["forfeit"].get("side", ""))
-            reason = forfeit_label(payload["forfeit"].get("reason", ""), unknown="")
-            notes.append(f"{names.get(team, '')}：弃权" + (f"（{reason}）" if reason else ""))
+    active = [e for e in sorted(table.events.all(), key=lambda e: e.seq) if e.undone_at is None]
+    sheet = engine.sheet([RecordItem(e.payload, e.reason) for e in active], names)
     url = request.build_absolute_uri(
         reverse("scoring:table", args=[event.tournament.slug, event.slug, table.pk])
     )
     return {
+        # Which sheet of the stack this is: counted here, as the sheets may be rendered in
+        # pieces (pdf.render_pdf), where a page counter would restart.
         "position": position,
         "table": table,
+        "title": engine.table_title(table.number, table.table_number),
         "match": match,
         "home": names["A"],
         "away": names["B"],
-        "games": rows,
-        "blank_games": range(len(rows) + 1, engine.best_of + 1),
-        "penalties": notes,
+        "sheet": sheet,
+        # The empty rows' numbers, one a line, where the grid's empty rows are one box whose
+        # background draws the rules (pdf.css, .blank-deals): a row each made the sheets
+        # several times slower to lay out.
+        "blank_numbers": "\n".join(str(n) for n, _note in sheet.blanks),
         "qr": QRCode(url),
         "url": url,
         "winner": names.get(table.winner, ""),
+        # When the last event (a deal, the whistle, a forfeit) ended it; blank while in play.
+        "ended_at": max((e.created_at for e in active), default=None) if sheet.ended else None,
     }
-
-
-def _penalty_text(body: dict) -> str:
-    kind = body.get("kind", "levels")
-    if kind == "back_to_2":
-        return "回到2"
-    if kind == "disqualify":
-        return "取消比赛资格"
-    return f"扣{body.get('levels')}级"
 
 
 # --------------------------------------------------------------------------- results

@@ -11,7 +11,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
-from scoring.selectors import show_points, tables_by_match
+from scoring.selectors import show_boards, show_points, tables_by_match
 from tournaments.access import public_event
 from tournaments.draw.read import current_round, load_bracket
 from tournaments.live import http as live
@@ -43,7 +43,7 @@ def screen_slides(event: Event) -> tuple[list[dict], object]:
         playable = [m for m in now.matches if m.status != Match.Status.BYE]
         tables = tables_by_match(playable)
         for m in playable:
-            m.table_list = tables.get(m.pk, [])
+            m.table_list = show_boards(tables.get(m.pk, []), engine, m)
             if m.is_decided:
                 m.live_home = getattr(m, "home_shown", m.home_score)
                 m.live_away = getattr(m, "away_shown", m.away_score)
@@ -59,6 +59,7 @@ def screen_slides(event: Event) -> tuple[list[dict], object]:
             slides.append(
                 {
                     "kind": "ties",
+                    "levels": "deal" in engine.recorded,  # the chips show levels, not scores
                     "round": now.round,
                     "matches": page,
                     "page": number,

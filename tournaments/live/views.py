@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
-from scoring.selectors import pair_name, show_points, tables_of_tie
+from scoring.selectors import pair_name, show_boards, show_points, tables_of_tie
 from tournaments.access import is_chief, is_organiser, public_event
 from tournaments.draw import selectors as draw_selectors
 from tournaments.draw.read import bracket_json, load_bracket, match_json
@@ -89,7 +89,7 @@ def match_page(request: HttpRequest, slug: str, event_slug: str, match_id: int) 
         "tournament": event.tournament,
         "event": event,
         "match": match,
-        "tables": tables_of_tie(match),
+        "tables": show_boards(tables_of_tie(match), event.scorer(), match),
         "poll_seconds": POLL_SECONDS,
         # After a ruling (作废重赛 lands here) the chief goes back to the desk in one tap.
         "can_desk": not request.htmx and is_chief(request.user, event.tournament),

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from scoring.engines.common import forfeit_code
+from scoring.engines.board import words
+from scoring.engines.guandan import board as _board
 from scoring.engines.guandan import describe, play
 from scoring.engines.guandan.play import PRESETS, MatchState, RuleSet, get_ruleset
 from scoring.engines.guandan.rules import level_value
@@ -142,3 +144,17 @@ def game_winner(game: dict) -> None:
 
 def game_cells(game: dict, names: Mapping[str, str]) -> tuple[str, str]:
     raise TypeError("a Guandan table has no games list: its record is the deals")
+
+
+# --------------------------------------------------------------------------- for people
+
+board = _board.board
+sheet = _board.sheet
+
+
+def table_title(number: int, table_number: int | None):
+    """A team tie's table among its tables (第2台), with the hall's table number (5号桌)."""
+    title = words("第%(n)s台", n=number)
+    if table_number:
+        return words("%(title)s · %(place)s", title=title, place=words("%(t)s号桌", t=table_number))
+    return title

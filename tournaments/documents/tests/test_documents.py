@@ -178,7 +178,7 @@ def test_chess_and_rally_score_sheets_have_a_row_per_game(client, demo, tmp_path
 
             sheet = scoresheet_context(event, RequestFactory().get("/"), round_number=1)["sheets"]
             first = next(x for x in sheet if x["table"].pk == table.pk)
-            assert len(first["games"]) + len(first["blank_games"]) == 5
+            assert len(first["sheet"].rows) + first["sheet"].blank_rows == 5
         for item in expected:
             assert item in text, (slug, item)
 
@@ -478,12 +478,12 @@ def test_a_score_sheet_numbers_only_deals_tracks_level_penalties_and_fills_the_e
         for s in scoresheet_context(event, rf.get("/"), round_number=1)["sheets"]
         if s["table"].pk == table.pk
     )
-    rows = [(r.number, r.levels, r.note) for r in sheet["rows"]]
+    rows = [(number, levels, note) for number, _top, _place, levels, note in sheet["sheet"].rows]
     # Deal 1 (双上: A up three to 5), the penalty back to 2 in the track, deal 2, then time.
-    assert rows[0][:2] == (1, "5 / 2")
+    assert rows[0][:2] == ("1", "5 / 2")
     assert rows[1][0] == "" and rows[1][1] == "2 / 2" and "回到2" in rows[1][2]
-    assert rows[2][0] == 2
+    assert rows[2][0] == "2"
     assert rows[3][0] == "" and rows[3][2] == "时间到"
     assert sheet["blank_numbers"].split("\n")[0] == "3"
-    assert any("回到2（出错牌）" in p for p in sheet["penalties"])
+    assert any("回到2（出错牌）" in p for p in sheet["sheet"].notes)
     assert sheet["ended_at"] is not None

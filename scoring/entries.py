@@ -28,6 +28,8 @@ class Entry:
     payload: dict
     reason: str = ""
     reported_by: str = ""
+    # A step that cannot be undone (a disqualification): the page asks for a ticked box.
+    final: bool = False
 
 
 def needs(engine, what: str) -> None:
@@ -67,7 +69,12 @@ def penalty(post, engine) -> Entry:
     reason = plain_text(post.get("reason", ""))
     if not reason:
         raise TableError("no_reason", _("请写明处罚原因。"))
-    return Entry({"penalty": body}, reason=reason, reported_by=post.get("reported_by", ""))
+    return Entry(
+        {"penalty": body},
+        reason=reason,
+        reported_by=post.get("reported_by", ""),
+        final=kind == "disqualify",
+    )
 
 
 def time_up(post, engine) -> Entry:

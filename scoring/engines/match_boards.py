@@ -83,9 +83,7 @@ def rally_board(stored: dict, rules, names: Mapping[str, str]) -> Board:
     if over:
         status = words("比赛结束")
     elif serving:
-        status = words(
-            "第%(n)s局 · %(name)s发球", n=number, name=side_label(serving, names)
-        )
+        status = words("第%(n)s局 · %(name)s发球", n=number, name=side_label(serving, names))
     else:
         status = words("第%(n)s局", n=number)
     started = bool(played) or in_progress or over
@@ -177,19 +175,22 @@ def xiangqi_board(stored: dict, rules, names: Mapping[str, str], score) -> Board
         status = words("比赛结束 · %(how)s", how=how) if how else words("比赛结束")
     elif first:
         status = words(
-            "第%(n)s盘：%(who)s", strong=("who",), n=number,
+            "第%(n)s盘：%(who)s",
+            strong=("who",),
+            n=number,
             who=words("%(name)s先手", name=side_label(first, names)),
         )
     elif number == 1:
         status = words("第%(n)s盘：%(what)s", n=number, what=words("请选择先手方"))
     else:
         status = words(
-            "第%(n)s盘：%(what)s%(then)s", strong=("what",), n=number,
-            what=words("猜先"), then=words("（第三盘和棋则后手方获胜）"),
+            "第%(n)s盘：%(what)s%(then)s",
+            strong=("what",),
+            n=number,
+            what=words("猜先"),
+            then=words("（第三盘和棋则后手方获胜）"),
         )
-    short = " ".join(
-        {"draw": "½–½", "home": "1–0"}.get(g["result"], "0–1") for g in played
-    )
+    short = " ".join({"draw": "½–½", "home": "1–0"}.get(g["result"], "0–1") for g in played)
     if over:
         brief = words("已结束")
     elif played:

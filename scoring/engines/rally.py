@@ -23,14 +23,12 @@ Errors: :class:`scoring.engines.common.EngineError` with codes ``match_over``,
 from __future__ import annotations
 
 import sys
-
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from scoring.engines import common, match_boards
 from scoring.engines.common import (
-    TEAM_OF_SIDE,
     EngineError,
     Forfeit,
     SideValues,
@@ -408,26 +406,15 @@ def live_score(tables: list[tuple[dict, bool]]) -> tuple:
     return score(tables[0][0]) if tables else (0, 0)
 
 
-def server(stored: dict) -> str | None:
-    return TEAM_OF_SIDE.get(stored.get("server") or "")
-
-
-def game_winner(game: dict) -> str:
-    return "A" if game["home"] > game["away"] else "B"
-
-
-def game_cells(game: dict, names: Mapping[str, str]) -> tuple[str, str]:
-    """The score sheet's two cells of a game: the home and the away player's points."""
-    return str(game["home"]), str(game["away"])
-
-
 # How it looks to people: scoring.engines.match_boards.
 def board(stored: dict, rules, names: Mapping[str, str]):
     return match_boards.rally_board(stored, rules, names)
 
 
 def sheet(items: Iterable, rules, names: Mapping[str, str]):
-    return match_boards.replayed_sheet(sys.modules[__name__], items, rules, names, match_boards.rally_sheet)
+    return match_boards.replayed_sheet(
+        sys.modules[__name__], items, rules, names, match_boards.rally_sheet
+    )
 
 
 table_title = match_boards.table_title

@@ -71,11 +71,6 @@ class Scorer:
         return self.rules.id
 
     @property
-    def is_guandan(self) -> bool:
-        """For the templates, which lay out each sport's page in its own way."""
-        return self.kind == "guandan"
-
-    @property
     def summary(self) -> str:
         """The rule set in one Chinese line (score sheets, the referee page)."""
         return self.rules.summary_zh()
@@ -230,18 +225,6 @@ class Scorer:
         confirmed so far (Guandan), or the one table's score (the other sports)."""
         return self.engine.live_score([(self._stored(s), done) for s, done in tables])
 
-    def server(self, state) -> str | None:
-        """Who serves next (``"A"``/``"B"``), when the sport has a serve and it is known."""
-        return self.engine.server(self._stored(state))
-
-    def game_winner(self, game: dict) -> str | None:
-        """``"A"``, ``"B"`` or None (a drawn chess game) of one game of :meth:`games`."""
-        return self.engine.game_winner(game)
-
-    def game_cells(self, game: dict, names: Mapping[str, str]) -> tuple[str, str]:
-        """A game's two cells on the score sheet (points, or first mover and result)."""
-        return self.engine.game_cells(game, names)
-
     # ------------------------------------------------------------ for people
 
     def board(self, state, names: Mapping[str, str] | None = None) -> Board:
@@ -253,6 +236,12 @@ class Scorer:
         """The record on the paper score sheet (:class:`scoring.engines.board.Sheet`), from
         the table's active events in order."""
         return self.engine.sheet(list(items), self.rules, dict(names))
+
+    @property
+    def controls(self) -> Mapping[str, Any]:
+        """Which entry controls a referee of this sport uses (``Board.entry`` of a new
+        table): deals, games with their score, games with who moved first, points."""
+        return self.board(self.initial()).entry
 
     @property
     def heading(self) -> Words:

@@ -31,7 +31,6 @@ Errors: :class:`scoring.engines.common.EngineError` with codes ``match_over``,
 from __future__ import annotations
 
 import sys
-
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -39,7 +38,6 @@ from typing import Any
 from scoring.engines import common, match_boards
 from scoring.engines.common import (
     SIDE_ZH,
-    TEAM_OF_SIDE,
     EngineError,
     Forfeit,
     SideValues,
@@ -457,28 +455,15 @@ def live_score(tables: list[tuple[dict, bool]]) -> tuple:
     return score(tables[0][0]) if tables else (0, 0)
 
 
-def server(stored: dict) -> None:
-    return None
-
-
-def game_winner(game: dict) -> str | None:
-    return TEAM_OF_SIDE.get(game["result"])
-
-
-def game_cells(game: dict, names: Mapping[str, str]) -> tuple[str, str]:
-    """The score sheet's two cells of a game: who moved first, and the result."""
-    result = game["result"]
-    first = names[TEAM_OF_SIDE[game["first_move"]]]
-    return first, "和棋" if result == "draw" else f"{names[TEAM_OF_SIDE[result]]}胜"
-
-
 # How it looks to people: scoring.engines.match_boards.
 def board(stored: dict, rules, names: Mapping[str, str]):
     return match_boards.xiangqi_board(stored, rules, names, score(stored))
 
 
 def sheet(items: Iterable, rules, names: Mapping[str, str]):
-    return match_boards.replayed_sheet(sys.modules[__name__], items, rules, names, match_boards.xiangqi_sheet)
+    return match_boards.replayed_sheet(
+        sys.modules[__name__], items, rules, names, match_boards.xiangqi_sheet
+    )
 
 
 table_title = match_boards.table_title

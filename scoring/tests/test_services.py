@@ -47,7 +47,7 @@ def other(side: str) -> str:
 def play_out(table, side, user) -> None:
     """The quickest whole record that ``side`` wins without a forfeit: nantong — one
     双上 then time up (higher level); anhui — the whistle, then two sudden-death games."""
-    rules = table.match.round.stage.event.rules()
+    rules = table.match.round.stage.event.scorer().rules
     o = other(side)
     if rules.time_rule == "sudden_death":
         record(table, {"time_up": True}, user)
@@ -68,7 +68,7 @@ def win_table(table, side, referee, chief) -> TableMatch:
 def play_every_table(match) -> None:
     """The event's rule set as a custom one that plays a decided tie's tables out."""
     event = match.round.stage.event
-    event.ruleset_config = {**event.rules().to_dict(), "play_out_decided_ties": True}
+    event.ruleset_config = {**event.scorer().rules.to_dict(), "play_out_decided_ties": True}
     event.save(update_fields=["ruleset_config"])
 
 
@@ -1181,7 +1181,7 @@ def test_two_devices_recording_on_one_table_at_once_lose_nothing(demo):
     assert len({e.key for e in events}) == 2 * n
     assert sum(e.payload == {"order": orders["A"]} for e in events) == n
     assert table.version == 2 * n
-    rules = guandan("nantong-2014").rules()
+    rules = guandan("nantong-2014").scorer().rules
     state, _described = replay_table(table)
     assert state_to_full_dict(state, rules) == table.state
     assert table.state["deals_total"] == 2 * n

@@ -265,7 +265,7 @@ def test_the_chess_page_says_who_moves_first_and_refuses_the_wrong_first_mover(c
     )
     html = response.content.decode()
     # Game 2: the other player moves first, fixed by the rules.
-    assert f"第2盘：<strong class=\"who\">{match.away.name}先手</strong>" in html
+    assert f'第2盘：<strong class="who">{match.away.name}先手</strong>' in html
     assert '<input type="hidden" name="first_move" value="away">' in html
     before = rows()
     response = post(

@@ -19,12 +19,12 @@ from guandan_cup.inputs import INT, whole_number
 from scoring.models import AuditEntry, CheckIn, TableMatch
 from scoring.selectors import (
     OPEN_MATCH,
-    show_boards,
     TABLE_STATES,
     missing_pairs,
     name_people,
     pair_name,
     refereed_by,
+    show_boards,
     table_heading,
     table_state,
     tables_by_match,

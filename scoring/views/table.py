@@ -315,7 +315,7 @@ def record_first_server(request, table):
 @referee_action()
 def record_penalty(request, table):
     entry = entries.penalty(request.POST, _engine(table))
-    if entry.payload["penalty"]["kind"] == "disqualify" and request.POST.get("confirm") != "1":
+    if entry.final and request.POST.get("confirm") != "1":
         raise TableError(
             "unconfirmed", _("取消比赛资格不可撤回：请勾选“确认取消比赛资格”后再提交。")
         )

@@ -234,8 +234,12 @@ def _sheet(engine, event: Event, table, request, *, position: int) -> dict:
 
     match = table.match
     names = {
-        "A": pair_name(table.home_pair) if table.home_pair else (match.home.name if match.home_id else ""),
-        "B": pair_name(table.away_pair) if table.away_pair else (match.away.name if match.away_id else ""),
+        "A": pair_name(table.home_pair)
+        if table.home_pair
+        else (match.home.name if match.home_id else ""),
+        "B": pair_name(table.away_pair)
+        if table.away_pair
+        else (match.away.name if match.away_id else ""),
     }
     active = [e for e in sorted(table.events.all(), key=lambda e: e.seq) if e.undone_at is None]
     sheet = engine.sheet([RecordItem(e.payload, e.reason) for e in active], names)

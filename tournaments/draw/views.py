@@ -264,6 +264,6 @@ def schedule_page(request: HttpRequest, tournament: Tournament, event_slug: str)
 
 
 def _default_minutes(event: Event) -> int:
-    rules = event.rules()
+    rules = event.scorer().rules
     limit = rules.time_limit_minutes if rules and rules.time_limit_minutes else 45
     return limit + 15  # changeover, check-in and the deal played out after time

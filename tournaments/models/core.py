@@ -23,7 +23,6 @@ from tournaments.live import stamps
 from tournaments.models.names import NormalisedName
 
 if TYPE_CHECKING:
-    from scoring.engines.guandan.play import RuleSet
     from scoring.engines.scorer import Scorer
 
 
@@ -438,14 +437,3 @@ class Event(models.Model):
         from scoring.engines.scorer import scorer_for
 
         return scorer_for(self.discipline, self.ruleset, self.ruleset_config)
-
-    def rules(self) -> "RuleSet | None":
-        """The level-scoring rule set of a guandan event: a custom one built from
-        ``ruleset_config`` (the parameters of the spec's section 12), else the preset."""
-        from scoring.engines.guandan.play import RuleSet, get_ruleset
-
-        if not self.is_guandan:
-            return None
-        if self.ruleset_config:
-            return RuleSet.from_dict(self.ruleset_config)
-        return get_ruleset(self.ruleset)

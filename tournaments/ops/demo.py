@@ -344,12 +344,12 @@ def _random_record(engine, rng, strength: float) -> list[dict]:
     table-tennis games (now and then point by point, and now and then a forfeit)."""
     from scoring.engines.simulate import random_rally, random_table, random_xiangqi
 
-    if engine.is_guandan:
+    if engine.controls.get("deals"):
         return random_table(engine.rules, rng, strength=strength)[0]
     if rng.random() < 0.06:
         loser = "home" if rng.random() < 0.5 else "away"
         return [{"forfeit": {"side": loser, "reason": "withdrawn"}}]
-    if engine.kind == "xiangqi":
+    if engine.controls.get("chess_games"):
         return random_xiangqi(engine.rules, rng, strength=strength)[0]
     by_point = rng.random() < 0.2
     return random_rally(engine.rules, rng, strength=strength, by_point=by_point)[0]

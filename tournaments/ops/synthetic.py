@@ -102,7 +102,7 @@ def plan_for(format: str, entries: int, qualifiers: int | None = None) -> draw_p
 
 def play_match(match: Match, event: Event, rng: random.Random) -> Match:
     """Play one tie table by table with the level engine and confirm the result."""
-    rules = event.rules()
+    rules = event.scorer().rules
     tables = event.tables_per_match
     strength = rng.uniform(0.35, 0.65)
     winners, level_diff = [], 0

@@ -16,8 +16,8 @@ def _event(tournament, **fields) -> Event:
 
 
 def test_a_guandan_event_uses_its_preset(tournament):
-    assert _event(tournament, ruleset="anhui2021").rules() == ANHUI_2021
-    assert _event(tournament, ruleset="nantong2014").rules() == NANTONG_2014
+    assert _event(tournament, ruleset="anhui2021").scorer().rules == ANHUI_2021
+    assert _event(tournament, ruleset="nantong2014").scorer().rules == NANTONG_2014
 
 
 def test_an_organiser_can_build_a_custom_rule_set(tournament):
@@ -31,7 +31,7 @@ def test_an_organiser_can_build_a_custom_rule_set(tournament):
     }
     event = _event(tournament, ruleset_config=config)
     event.full_clean()
-    rules = event.rules()
+    rules = event.scorer().rules
     assert rules.a_fail_limit == 3
     assert rules.a_fail_reset_to == 13
     assert rules.a_win_partner_places == frozenset({2})
@@ -65,6 +65,6 @@ def test_a_guandan_event_without_rules_is_refused(tournament):
 
 def test_other_sports_have_no_guandan_rules(tournament):
     event = _event(tournament, slug="xiangqi", discipline=Event.Discipline.XIANGQI)
-    assert event.rules() is None
+    assert event.scorer().kind == "xiangqi"
     event.save()  # the entry kind follows the discipline unless the organiser chose one
     assert event.entry_kind == Event.EntryKind.SINGLE

@@ -67,7 +67,9 @@ def board(stored: dict, rules: RuleSet, names: Mapping[str, str]) -> Board:
             name=side_label(declarer, names),
         )
     else:
-        status = words("打 %(playing_level)s（本局第一副）", strong=("playing_level",), playing_level=playing)
+        status = words(
+            "打 %(playing_level)s（本局第一副）", strong=("playing_level",), playing_level=playing
+        )
     score = words("%(a)s–%(b)s", a=sides[0].score, b=sides[1].score)
     if over:
         line = words("已结束")

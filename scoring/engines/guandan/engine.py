@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from scoring.engines.common import forfeit_code
 from scoring.engines.board import words
+from scoring.engines.common import forfeit_code
 from scoring.engines.guandan import board as _board
 from scoring.engines.guandan import describe, play
 from scoring.engines.guandan.play import PRESETS, MatchState, RuleSet, get_ruleset
@@ -132,18 +132,6 @@ def live_score(tables: list[tuple[dict, bool]]) -> tuple[int, int]:
     """A tie as it stands: the tables confirmed so far, won by each team."""
     winners = [winner(stored) for stored, confirmed in tables if confirmed]
     return winners.count("A"), winners.count("B")
-
-
-def server(stored: dict) -> None:
-    return None
-
-
-def game_winner(game: dict) -> None:
-    return None
-
-
-def game_cells(game: dict, names: Mapping[str, str]) -> tuple[str, str]:
-    raise TypeError("a Guandan table has no games list: its record is the deals")
 
 
 # --------------------------------------------------------------------------- for people

@@ -131,7 +131,7 @@ def test_guandan_has_no_games_list_and_keeps_its_team_letters():
 @pytest.mark.parametrize("old_code", ["withdrew", "withdrawn"])
 def test_a_withdrawal_recorded_under_the_old_code_reads_as_todays(discipline, old_code):
     engine = scorer_for(discipline, "nantong2014" if discipline.startswith("guandan") else "")
-    team_or_side = {"team": "A"} if engine.is_guandan else {"side": "home"}
+    team_or_side = {"team": "A"} if engine.kind == "guandan" else {"side": "home"}
     stored = {"forfeit": {**team_or_side, "reason": old_code}}
     assert engine.normalise(stored) == {"forfeit": {**team_or_side, "reason": "withdrawn"}}
     before = engine.initial()

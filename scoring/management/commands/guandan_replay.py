@@ -41,7 +41,7 @@ def _custom_rules(path: str) -> RuleSet:
         event.clean()
     except ValidationError as exc:
         raise CommandError(f"{path}: {' '.join(exc.messages)}") from None
-    return event.rules()
+    return event.scorer().rules
 
 
 class Command(BaseCommand):

@@ -53,7 +53,7 @@ def joined(parts: list[Words], sep: str = " · ") -> Words:
     return Words(sep.join(f"%({n})s" for n in names), tuple(zip(names, parts, strict=True)))
 
 
-NOTHING = words("")
+NOTHING = Words("")
 
 
 @dataclass(frozen=True)

@@ -202,3 +202,24 @@ def test_a_toy_sport_registered_in_the_tests_renders_its_table_page_board_and_sc
     )
     body = b"".join(pdf.streaming_content) if pdf.streaming else pdf.content
     assert pdf.status_code == 200 and body.startswith(b"%PDF")
+
+
+@pytest.mark.django_db
+def test_the_engines_words_reach_an_english_reader_in_english(demo, client):
+    match = (
+        Match.objects.filter(
+            round__stage__event__tournament__slug="nantong-2014", round__number=1
+        )
+        .exclude(status=Match.Status.BYE)
+        .order_by("index")
+        .first()
+    )
+    table = TableMatch.objects.filter(match=match).order_by("number").first()
+    record_event(table=table, event={"order": ["A", "A", "B", "B"]}, key="e1")
+    client.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    event_slug = match.round.stage.event.slug
+    html = client.get(reverse("scoring:table", args=["nantong-2014", event_slug, table.pk]))
+    text = html.content.decode()
+    assert 'Playing <strong class="playing_level">' in text
+    assert "Games 1" in text or "Games 0" in text
+    assert "打 " not in text and "的级" not in text

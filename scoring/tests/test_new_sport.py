@@ -118,9 +118,7 @@ def _toy_engine() -> types.ModuleType:
 
     def sheet(items, rules, names):
         rows = []
-        for n, item in enumerate(
-            (i for i in items if "pull" in i.payload), start=1
-        ):
+        for n, item in enumerate((i for i in items if "pull" in i.payload), start=1):
             rows.append((str(n), names["A" if item.payload["pull"] == "home" else "B"]))
         return Sheet(
             columns=("局", "拔河胜方"),
@@ -197,9 +195,7 @@ def test_a_toy_sport_registered_in_the_tests_renders_its_table_page_board_and_sc
     printed = render_to_string("pdf/scoresheets.html", {**context, "sheets": [mine]})
     assert "拔河胜方" in printed and "拔河：三局两胜" in printed
     assert printed.count('<td class="n">3</td>') == 1  # the one blank pull left
-    pdf = client.get(
-        reverse("documents:scoresheets-pdf", args=[ANHUI, "badminton"]) + "?round=1"
-    )
+    pdf = client.get(reverse("documents:scoresheets-pdf", args=[ANHUI, "badminton"]) + "?round=1")
     body = b"".join(pdf.streaming_content) if pdf.streaming else pdf.content
     assert pdf.status_code == 200 and body.startswith(b"%PDF")
 
@@ -207,9 +203,7 @@ def test_a_toy_sport_registered_in_the_tests_renders_its_table_page_board_and_sc
 @pytest.mark.django_db
 def test_the_engines_words_reach_an_english_reader_in_english(demo, client):
     match = (
-        Match.objects.filter(
-            round__stage__event__tournament__slug="nantong-2014", round__number=1
-        )
+        Match.objects.filter(round__stage__event__tournament__slug="nantong-2014", round__number=1)
         .exclude(status=Match.Status.BYE)
         .order_by("index")
         .first()

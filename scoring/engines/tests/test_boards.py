@@ -41,7 +41,9 @@ def test_a_finished_guandan_table_says_who_won():
 
 def test_a_rally_board_shows_games_won_the_running_score_and_the_server():
     engine = scorer_for("table_tennis", "")
-    state = engine.replay([{"first_server": "away"}] + [{"point": "home"}] * 11 + [{"point": "home"}])
+    state = engine.replay(
+        [{"first_server": "away"}] + [{"point": "home"}] * 11 + [{"point": "home"}]
+    )
     board = engine.board(state, NAMES)
     assert (board.home.score, board.away.score) == ("1", "0")
     assert str(board.running) == "第2局 1 – 0"

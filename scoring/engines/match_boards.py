@@ -244,6 +244,11 @@ def table_title(number: int, table_number: int | None) -> Words:
     return title
 
 
+def table_place(number: int, table_number: int | None) -> Words | None:
+    """Where an individual match is played, when the hall numbers it (5号台)."""
+    return words("%(t)s号台", t=table_number) if table_number else None
+
+
 def replayed_sheet(engine, items: Iterable[RecordItem], rules, names, make) -> Sheet:
     """``make``'s sheet of a record that ``engine`` (a module) replays to its stored state."""
     items = list(items)

@@ -252,5 +252,10 @@ class Scorer:
         """What a table is called: 第2台 · 5号桌 in a team tie, 比赛记录 · 5号台 alone."""
         return self.engine.table_title(number, table_number)
 
+    def table_place(self, number: int, table_number: int | None = None) -> Words | None:
+        """Where the table is, for a heading that names the match already (the score
+        sheet's): 第2台 · 5号桌, 5号台, or None."""
+        return self.engine.table_place(number, table_number)
+
 
 __all__ = ["ENGINES", "KINDS", "Scorer", "kind_of", "preset_choices", "scorer_for"]

@@ -467,6 +467,7 @@ def sheet(items: Iterable, rules, names: Mapping[str, str]):
 
 
 table_title = match_boards.table_title
+table_place = match_boards.table_place
 
 
 __all__ = [

@@ -131,6 +131,7 @@ def _toy_engine() -> types.ModuleType:
     toy.board = board
     toy.sheet = sheet
     toy.table_title = lambda number, table_number: words("拔河绳 %(n)s", n=table_number or 1)
+    toy.table_place = toy.table_title
     return toy
 
 

@@ -251,7 +251,7 @@ def _sheet(engine, event: Event, table, request, *, position: int) -> dict:
         # pieces (pdf.render_pdf), where a page counter would restart.
         "position": position,
         "table": table,
-        "title": engine.table_title(table.number, table.table_number),
+        "place": engine.table_place(table.number, table.table_number),
         "match": match,
         "home": names["A"],
         "away": names["B"],

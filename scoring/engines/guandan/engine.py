@@ -146,3 +146,6 @@ def table_title(number: int, table_number: int | None):
     if table_number:
         return words("%(title)s · %(place)s", title=title, place=words("%(t)s号桌", t=table_number))
     return title
+
+
+table_place = table_title  # a team tie's table is where it is played

@@ -109,6 +109,8 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "tournaments.documents.build",
             "tournaments.documents.*",
             "tournaments.live.*",
+            "scoring.templatetags",
+            "scoring.templatetags.*",
         ),
     ),
     (

@@ -247,10 +247,3 @@ def table_title(number: int, table_number: int | None) -> Words:
 def table_place(number: int, table_number: int | None) -> Words | None:
     """Where an individual match is played, when the hall numbers it (5号台)."""
     return words("%(t)s号台", t=table_number) if table_number else None
-
-
-def replayed_sheet(engine, items: Iterable[RecordItem], rules, names, make) -> Sheet:
-    """``make``'s sheet of a record that ``engine`` (a module) replays to its stored state."""
-    items = list(items)
-    state = engine.replay(rules, [item.payload for item in items])
-    return make(items, rules, names, engine.state_to_dict(state, rules))

@@ -22,7 +22,6 @@ Errors: :class:`scoring.engines.common.EngineError` with codes ``match_over``,
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -412,9 +411,9 @@ def board(stored: dict, rules, names: Mapping[str, str]):
 
 
 def sheet(items: Iterable, rules, names: Mapping[str, str]):
-    return match_boards.replayed_sheet(
-        sys.modules[__name__], items, rules, names, match_boards.rally_sheet
-    )
+    items = list(items)
+    stored = state_to_dict(replay(rules, [item.payload for item in items]), rules)
+    return match_boards.rally_sheet(items, rules, names, stored)
 
 
 table_title = match_boards.table_title

@@ -30,7 +30,6 @@ Errors: :class:`scoring.engines.common.EngineError` with codes ``match_over``,
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -461,9 +460,9 @@ def board(stored: dict, rules, names: Mapping[str, str]):
 
 
 def sheet(items: Iterable, rules, names: Mapping[str, str]):
-    return match_boards.replayed_sheet(
-        sys.modules[__name__], items, rules, names, match_boards.xiangqi_sheet
-    )
+    items = list(items)
+    stored = state_to_dict(replay(rules, [item.payload for item in items]), rules)
+    return match_boards.xiangqi_sheet(items, rules, names, stored)
 
 
 table_title = match_boards.table_title

@@ -111,6 +111,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "tournaments.live.*",
             "scoring.templatetags",
             "scoring.templatetags.*",
+            "scoring.table_page",
         ),
     ),
     (

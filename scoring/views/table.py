@@ -15,7 +15,6 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
@@ -23,9 +22,9 @@ from guandan_cup.inputs import INT, whole_number
 from scoring import entries
 from scoring.engines.common import FORFEIT_REASONS
 from scoring.models import Report, TableMatch
-from scoring.selectors import name_people
-from scoring.services import common, confirmation, corrections, reports, tables
+from scoring.services import confirmation, corrections, reports, tables
 from scoring.services.common import TableError
+from scoring.table_page import table_page_data
 from tournaments.access import can_enter_table, is_chief
 from tournaments.live.http import POLL_SECONDS, live_response
 from tournaments.models import Entry, Pair
@@ -79,57 +78,17 @@ TABLE_COLUMNS = [
 def _context(
     request, table: TableMatch, *, chief: bool | None = None, flash: str = "", problem: str = ""
 ) -> dict:
+    """The page's reads (``table_page_data``) and what belongs to this one answer: a fresh
+    idempotency key for the next tap, the message of the tap just made, the words of the
+    forfeit reasons in the reader's language, the poll and the QR code's address."""
     event = table.match.round.stage.event
-    engine = event.scorer()
-    rules = engine.rules
-    if chief is None:
-        chief = is_chief(request.user, event.tournament)
-    events = [e.payload for e in common.active_events(table)]
-    state, described = common.replay_table(table, events)
-    names = common.side_names(table)
-    deadline = None
-    if table.started_at and engine.time_limit_minutes:
-        deadline = table.started_at + timezone.timedelta(minutes=engine.time_limit_minutes)
-    filed = list(table.reports.all())
-    audit = list(table.audit.all()[:50]) if chief else []
-    # People by the names they are known by (钱立, not a login name): one or two queries,
-    # only when the page shows someone.
-    if table.submitted_by_id or table.confirmed_by_id or audit:
-        name_people(event.tournament, [table], "submitted_by", "confirmed_by")
-        name_people(event.tournament, audit, "actor")
     return {
-        "tournament": event.tournament,
-        "event": event,
-        "table": table,
-        "rules": rules,
-        "engine": engine,
-        "board": engine.board(table.state, names),
-        "title": engine.table_title(table.number, table.table_number),
-        "history": list(reversed(described)),
-        "home_name": names["A"],
-        "away_name": names["B"],
-        "can_enter": can_enter_table(request.user, table, chief=chief),
-        "may_confirm": confirmation.may_confirm(request.user, table),
-        "opponents_confirm": confirmation.opponents_may_confirm(request.user, table),
-        "who_confirms": confirmation.who_may_confirm(table),
-        "opponents_name": names.get(confirmation.opponents_may_confirm(request.user, table), ""),
-        "chief": chief,
+        **table_page_data(table, request.user, chief=chief),
         "key": uuid.uuid4().hex,
         "flash": flash,
         "problem": problem,
-        "deadline": deadline,
         "places": entries.PLACES,
-        # Translated here, as the page is shown: the engines' table is plain Chinese.
         "forfeit_reasons": {code: _(label) for code, label in FORFEIT_REASONS.items()},
-        "reports": filed,
-        "proposals": [
-            t
-            for t in ("A", "B")
-            if engine.records("penalty")
-            and sum(1 for r in filed if r.team == t and r.upheld and r.penalty_id is None)
-            >= reports.UPHELD_REPORTS_FOR_A_DEDUCTION
-        ],
-        "audit": audit,
         "qr_url": reverse("scoring:table-qr", args=[event.tournament.slug, event.slug, table.pk]),
         "poll_seconds": POLL_SECONDS,
     }

@@ -365,3 +365,11 @@ def check_rules_dict(d: Any, cls: type, required: tuple[str, ...]) -> dict:
     if missing:
         raise ValueError(f"rule set is missing: {', '.join(missing)}")
     return dict(d)
+
+
+def refuse_preset_id(config: Mapping, presets: Mapping) -> None:
+    """A custom rule set may not take a preset's ``id``: a match's JSON would name the
+    preset while it scores by other rules."""
+    rules_id = config.get("id")
+    if isinstance(rules_id, str) and rules_id in presets:
+        raise rules_error(rules_id, "id is a preset's; a custom rule set needs an id of its own")

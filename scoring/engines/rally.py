@@ -357,6 +357,7 @@ def preset_choices() -> dict[str, list[tuple[str, str]]]:
 
 def rules_for(discipline: str, ruleset: str, config: Mapping) -> RallyRules:
     if config:
+        common.refuse_preset_id(config, PRESETS)
         rules = RallyRules.from_dict(config)
     else:
         rules = get_rules(ruleset or DEFAULT_RULES[discipline])

@@ -399,6 +399,7 @@ def preset_choices() -> dict[str, list[tuple[str, str]]]:
 
 def rules_for(discipline: str, ruleset: str, config: Mapping) -> XiangqiRules:
     if config:
+        common.refuse_preset_id(config, PRESETS)
         return XiangqiRules.from_dict(config)
     return get_rules(ruleset or ANHUI_2021_XIANGQI.id)
 

@@ -68,7 +68,11 @@ def win_table(table, side, referee, chief) -> TableMatch:
 def play_every_table(match) -> None:
     """The event's rule set as a custom one that plays a decided tie's tables out."""
     event = match.round.stage.event
-    event.ruleset_config = {**event.scorer().rules.to_dict(), "play_out_decided_ties": True}
+    event.ruleset_config = {
+        **event.scorer().rules.to_dict(),
+        "id": "played-out",
+        "play_out_decided_ties": True,
+    }
     event.save(update_fields=["ruleset_config"])
 
 

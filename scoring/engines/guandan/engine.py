@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from scoring.engines.board import words
-from scoring.engines.common import forfeit_code
+from scoring.engines.common import forfeit_code, refuse_preset_id
 from scoring.engines.guandan import board as _board
 from scoring.engines.guandan import describe, play
 from scoring.engines.guandan.play import PRESETS, MatchState, RuleSet, get_ruleset
@@ -39,6 +39,7 @@ def rules_for(discipline: str, ruleset: str, config: Mapping) -> RuleSet:
     """A custom rule set from ``config``, else the named preset: Guandan has no default,
     the organiser chooses."""
     if config:
+        refuse_preset_id(config, PRESETS)
         return RuleSet.from_dict(config)
     if ruleset:
         return get_ruleset(ruleset)

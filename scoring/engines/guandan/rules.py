@@ -190,6 +190,17 @@ class RuleSet:
         for key in ("promotion", "a_win_partner_places"):
             if key in kwargs and not isinstance(kwargs[key], (list, tuple, set, frozenset)):
                 raise ValueError(f"rule set {key} must be a list")
+        places = kwargs.get("a_win_partner_places")
+        # As docs/rules.md writes it: [2] or [2, 3], whole numbers, sorted, each once.
+        if (
+            places is not None
+            and list(places) not in ([2], [2, 3])
+            or any(not isinstance(x, int) or isinstance(x, bool) for x in places or ())
+        ):
+            raise ValueError(
+                f"invalid rule set {d.get('id')!r}: a_win_partner_places must be [2] or "
+                f"[2, 3] (1-4 never passes A), got {places!r}"
+            )
         try:
             return cls(**kwargs)
         except TypeError as exc:  # e.g. unhashable members in a list

@@ -782,3 +782,35 @@ def test_event_json_round_trips(event):
     as_dict = event_to_dict(event)
     assert parse_event(as_dict) == event
     assert event_to_dict(parse_event(json.loads(json.dumps(as_dict)))) == as_dict
+
+
+# ---------------------------------------------------------------- lenient rule-set checks
+
+
+@pytest.mark.parametrize("places", [[2.0], [2, 3.0], [3, 2], [2, 2], [2, 3, 3], [True], [3]])
+def test_a_win_partner_places_is_2_or_2_3_as_whole_numbers_sorted_once(places):
+    config = {"id": "custom", "name": "自定义", "promotion": [3, 2, 1]}
+    with pytest.raises(ValueError, match="a_win_partner_places must be"):
+        RuleSet.from_dict({**config, "a_win_partner_places": places})
+
+
+@pytest.mark.parametrize("places", [[2], [2, 3]])
+def test_the_documented_a_win_partner_places_are_accepted(places):
+    config = {"id": "custom", "name": "自定义", "promotion": [3, 2, 1]}
+    assert (
+        sorted(RuleSet.from_dict({**config, "a_win_partner_places": places}).a_win_partner_places)
+        == places
+    )
+
+
+@pytest.mark.parametrize(
+    ("discipline", "preset"),
+    [("guandan_team", "nantong2014"), ("guandan_pairs", "anhui2021")],
+)
+def test_a_custom_rule_set_may_not_take_a_presets_id(discipline, preset):
+    from scoring.engines.scorer import scorer_for
+
+    config = {**PRESETS[preset].to_dict(), "default_penalty_levels": 2}
+    with pytest.raises(ValueError, match="preset"):
+        scorer_for(discipline, "", config)
+    assert scorer_for(discipline, "", {**config, "id": "my-rules"}).id == "my-rules"

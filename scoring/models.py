@@ -127,6 +127,13 @@ class TableMatch(models.Model):
     def is_over(self) -> bool:
         return bool(self.state.get("match_over"))
 
+    def save_new_version(self, *fields: str) -> None:
+        """Save ``fields`` as the table's next version: the one place a write bumps
+        ``version``, so a device still on the old one is refused (the services hold the
+        row locked, or compare the version they read, around it)."""
+        self.version += 1
+        self.save(update_fields=[*fields, "version"])
+
 
 class TableEvent(models.Model):
     """One recorded event of a table, in its engine's JSON format (Guandan: the public

@@ -206,8 +206,7 @@ def save_state(table: TableMatch, state) -> None:
     engine = scorer(table)
     table.state = engine.state_dict(state)
     table.winner = engine.winner(table.state) or ""
-    table.version += 1
-    table.save(update_fields=["state", "winner", "version"])
+    table.save_new_version("state", "winner")
     first = table.match.status == Match.Status.PENDING
     if first and Match.objects.filter(pk=table.match_id, status=Match.Status.PENDING).update(
         status=Match.Status.IN_PROGRESS

@@ -198,8 +198,7 @@ def submit_table(
         user,
         timezone.now(),
     )
-    table.version += 1
-    table.save(update_fields=["status", "submitted_by", "submitted_at", "version"])
+    table.save_new_version("status", "submitted_by", "submitted_at")
     common.audit(
         table,
         user,
@@ -247,8 +246,7 @@ def confirm_table(
         user,
         timezone.now(),
     )
-    table.version += 1
-    table.save(update_fields=["status", "confirmed_by", "confirmed_at", "version"])
+    table.save_new_version("status", "confirmed_by", "confirmed_at")
     # The tie may not be decided yet, but its table is confirmed: the live pages show it.
     table.match.round.stage.event.bump_version()
     common.audit(

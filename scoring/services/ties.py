@@ -200,8 +200,7 @@ def stop_remaining_tables(match: Match, user) -> None:
         table.status = TableMatch.Status.NOT_PLAYED
         # A referee's page opened before the tie was decided is stale now: its next deal is
         # refused, saying why.
-        table.version += 1
-        table.save(update_fields=["status", "version"])
+        table.save_new_version("status")
         common.audit(table, user, AuditEntry.Action.NOT_PLAYED, _("本场胜负已定，这一台不再进行"))
 
 
@@ -209,8 +208,7 @@ def reopen_stopped_tables(match: Match, user, reason: str) -> None:
     """A correction left the tie undecided: the tables stopped when it was decided play on."""
     for table in match.tables.select_for_update().filter(status=TableMatch.Status.NOT_PLAYED):
         table.status = TableMatch.Status.OPEN
-        table.version += 1
-        table.save(update_fields=["status", "version"])
+        table.save_new_version("status")
         common.audit(
             table,
             user,

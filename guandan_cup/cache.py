@@ -6,7 +6,7 @@ Django's Redis backend, with two changes:
   answering with an error), every operation answers as an empty cache would: ``get`` a
   miss, ``get_many`` nothing, ``add``/``has_key``/``touch``/``delete`` False, ``set``,
   ``set_many``, ``delete_many`` and ``clear`` do nothing, ``incr``/``decr`` raise
-  ``ValueError`` as for a missing key. The live pages (tournaments/live.py) then render from
+  ``ValueError`` as for a missing key. The live pages (tournaments/live/http.py) then render from
   the database and read versions from it; a write that committed answers as committed.
   After a failure the backend does not try Redis again for ``RETRY_AFTER`` seconds, so a
   dead Redis costs one short timeout per process per second, not one per operation.

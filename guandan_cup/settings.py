@@ -150,7 +150,7 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # The cache holds each event's version stamp and the live fragments rendered for it
-# (tournaments/live.py). Local memory by default: one process, development. In production
+# (tournaments/live/http.py). Local memory by default: one process, development. In production
 # set CACHE_URL (or REDIS_URL) to one Redis that every app server shares — nothing the
 # live pages need is then kept in a single process. The cache is an optimisation, never a
 # dependency: with Redis unreachable every operation degrades to a miss or a no-op
@@ -198,7 +198,7 @@ CACHES = {
     }
 }
 # How long a process may reuse the event version stamp it last read from the cache before
-# asking again (tournaments/live.py): every app server sees a change within this time.
+# asking again (tournaments/live/http.py): every app server sees a change within this time.
 LIVE_STAMP_MEMO_SECONDS = 0 if TESTING else env.float("LIVE_STAMP_MEMO_SECONDS", default=1.0)
 
 # Accounts (docs/permissions.md). Organisers, chief referees and team leaders have real

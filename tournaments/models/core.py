@@ -394,7 +394,7 @@ class Event(models.Model):
 
     def bump_version(self) -> None:
         """Record that something the live pages show changed (an UPDATE … SET version =
-        version + 1), and make every app server see it at once (tournaments/live.py)."""
+        version + 1), and make every app server see it at once (tournaments/live/http.py)."""
         from django.db import connection
 
         now = timezone.now()

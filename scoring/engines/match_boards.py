@@ -27,6 +27,13 @@ def _over_note(winner: str | None) -> Words:
     return {"A": words("主方胜"), "B": words("客方胜")}.get(winner, words("已结束"))
 
 
+def _brief(over: bool, games: str) -> Words:
+    """The short line of a match not in a game: 已结束, its games so far, or 未开始."""
+    if over:
+        return words("已结束")
+    return words("%(games)s", games=games) if games else words("未开始")
+
+
 def _forfeit_notes(items: Iterable[RecordItem], names: Mapping[str, str]) -> tuple[str, ...]:
     notes = []
     for item in items:
@@ -94,12 +101,8 @@ def rally_board(stored: dict, rules, names: Mapping[str, str]) -> Board:
             n=number,
             score=f"{current.get('home', 0)}–{current.get('away', 0)}",
         )
-    elif over:
-        brief = words("已结束")
-    elif played:
-        brief = words("%(games)s", games=short_games)
     else:
-        brief = words("未开始")
+        brief = _brief(over, short_games)
     return Board(
         sides=sides,
         status=status,
@@ -191,12 +194,7 @@ def xiangqi_board(stored: dict, rules, names: Mapping[str, str], score) -> Board
             then=words("（第三盘和棋则后手方获胜）"),
         )
     short = " ".join({"draw": "½–½", "home": "1–0"}.get(g["result"], "0–1") for g in played)
-    if over:
-        brief = words("已结束")
-    elif played:
-        brief = words("%(games)s", games=short)
-    else:
-        brief = words("未开始")
+    brief = _brief(over, short)
     return Board(
         sides=sides,
         status=status,

@@ -9,7 +9,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TOP = ("guandan_cup", "tournaments", "scoring", "templates", "static", "bench", "scripts")
 TOP += ("tests", "docs", "locale", ".ci")
-PATH = re.compile(r"`((?:%s)/[\w./-]+)`" % "|".join(re.escape(t) for t in TOP))
+TOPS = "|".join(re.escape(t) for t in TOP)
+PATH = re.compile(rf"`((?:{TOPS})/[\w./-]+)`")
 
 
 def test_every_path_the_docs_name_exists():

@@ -128,10 +128,18 @@ def can_issue_login_links(user, tournament: Tournament) -> bool:
     ).exists()
 
 
-def may_see_draft(user, tournament: Tournament) -> bool:
+def may_see_draft(user, tournament: Tournament, *, leader: bool = False) -> bool:
     """A draft (草稿) is hidden from the public; its organisers (and staff) read its pages
-    while they set it up, marked 草稿（未公开）."""
-    return user.is_staff or is_organiser(user, tournament)
+    while they set it up, marked 草稿（未公开）, and a unit's leader reads the unit's own page
+    (``leader``: the page is that leader's unit's)."""
+    return user.is_staff or leader or is_organiser(user, tournament)
+
+
+def check_not_hidden(user, tournament: Tournament, *, leader: bool = False) -> None:
+    """``Http404`` where ``tournament`` is a draft ``user`` may not see: for everyone else a
+    draft does not exist. The one rule every page of a tournament asks."""
+    if not tournament.is_public and not may_see_draft(user, tournament, leader=leader):
+        raise Http404("No such tournament")
 
 
 def public_event(request: HttpRequest, slug: str, event_slug: str) -> Event:
@@ -139,14 +147,12 @@ def public_event(request: HttpRequest, slug: str, event_slug: str) -> Event:
     event = get_object_or_404(
         Event.objects.select_related("tournament"), tournament__slug=slug, slug=event_slug
     )
-    if not event.tournament.is_public and not may_see_draft(request.user, event.tournament):
-        raise Http404("No such tournament")
+    check_not_hidden(request.user, event.tournament)
     return event
 
 
 def get_public_tournament(request: HttpRequest, slug: str) -> Tournament:
     """A tournament anyone may read; a draft only for :func:`may_see_draft`."""
     tournament = get_object_or_404(Tournament, slug=slug)
-    if not tournament.is_public and not may_see_draft(request.user, tournament):
-        raise Http404("No such tournament")
+    check_not_hidden(request.user, tournament)
     return tournament

@@ -16,7 +16,7 @@ from django.contrib import messages
 from django.contrib.auth import authenticate
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
@@ -28,7 +28,7 @@ from scoring.models import TableMatch
 from scoring.selectors import table_heading
 from scoring.services import common, confirmation, corrections
 from scoring.services.common import TableError
-from tournaments.access import is_chief
+from tournaments.access import check_not_hidden, is_chief
 
 # The largest record a correction may hold: far more than a real match (a Guandan game of
 # 60 deals, a rally match point by point), small enough that a page cannot post a flood.
@@ -140,8 +140,7 @@ def correction_page(
 ) -> HttpResponse:
     table = _load(slug, event_slug, table_id)
     event = table.match.round.stage.event
-    if not event.tournament.is_public and not request.user.is_staff:
-        raise Http404("No such tournament")
+    check_not_hidden(request.user, event.tournament)
     if not is_chief(request.user, event.tournament):
         raise PermissionDenied("Chief referees correct results.")
     engine = event.scorer()

@@ -25,7 +25,7 @@ from scoring.models import Report, TableMatch
 from scoring.services import confirmation, corrections, reports, tables
 from scoring.services.common import TableError
 from scoring.table_page import table_page_data
-from tournaments.access import can_enter_table, is_chief
+from tournaments.access import can_enter_table, check_not_hidden, is_chief
 from tournaments.live.http import POLL_SECONDS, live_response
 from tournaments.models import Entry, Pair
 
@@ -40,8 +40,7 @@ def _table(slug: str, event_slug: str, table_id: int, request) -> TableMatch:
         match__round__stage__event__slug=event_slug,
         match__round__stage__draw__undone_at__isnull=True,
     )
-    if not table.match.round.stage.event.tournament.is_public and not request.user.is_staff:
-        raise Http404("No such tournament")
+    check_not_hidden(request.user, table.match.round.stage.event.tournament)
     # The two pairs with their players and teams: one query with four joins is cheaper to
     # plan than one fourteen-table join.
     ids = [pk for pk in (table.home_pair_id, table.away_pair_id) if pk]

@@ -3,13 +3,14 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from tournaments.access import (
+    check_not_hidden,
     get_entry_for_registrant,
     get_event,
     get_unit_for_registrant,
@@ -123,8 +124,7 @@ def unit_entries(request: HttpRequest, slug: str, unit_id: int) -> HttpResponse:
     unit = get_object_or_404(Unit, tournament=tournament, pk=unit_id)
     organiser = is_organiser(request.user, tournament)
     leader = unit.pk in leader_unit_ids(request.user, tournament)
-    if not tournament.is_public and not (organiser or leader or request.user.is_staff):
-        raise Http404("No such tournament")
+    check_not_hidden(request.user, tournament, leader=leader)
     return _unit_page(request, tournament, unit, organiser, leader)
 
 

@@ -63,3 +63,23 @@ def test_a_public_tournament_has_no_draft_marker(client, draft):
     assert MARKER not in notice(client, draft).content.decode()
     client.logout()
     assert MARKER not in notice(client, draft).content.decode()
+
+
+@pytest.mark.django_db
+def test_a_tables_pages_follow_the_same_draft_rule(client, demo):
+    """One rule (tournaments.access.check_not_hidden) for every page, the referee pages
+    included: organisers and staff read a draft's table page, nobody else finds it."""
+    from scoring.models import TableMatch
+
+    t = demo["nantong-2014"]
+    table = TableMatch.objects.filter(match__round__stage__event__tournament=t).first()
+    event = table.match.round.stage.event
+    url = reverse("scoring:table", args=[t.slug, event.slug, table.pk])
+    type(t).objects.filter(pk=t.pk).update(status="draft")
+    assert client.get(url).status_code == 404
+    client.force_login(User.objects.create_user("passer-by"))
+    assert client.get(url).status_code == 404
+    organiser = User.objects.create_user("organiser-of-the-draft")
+    Official.objects.create(tournament=t, name="组织者乙", role="organiser", user=organiser)
+    client.force_login(organiser)
+    assert client.get(url).status_code == 200

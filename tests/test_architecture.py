@@ -32,6 +32,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "tournaments.standings.rules",
             "tournaments.documents.notice",
             "guandan_cup.inputs",
+            "guandan_cup.errors",
         ),
     ),
     (

@@ -17,6 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from guandan_cup.errors import UserError
 from guandan_cup.inputs import known_user, plain_text
 from scoring.engines.common import EngineError
 from scoring.engines.scorer import Scorer
@@ -26,12 +27,12 @@ from tournaments.draw import status as day_status
 from tournaments.models import Match, Pair
 
 
-class TableError(Exception):
+class TableError(UserError):
     """Something a referee can put right: the message says what."""
 
     def __init__(self, code: str, message: str, *, event_index: int | None = None):
-        self.code, self.message, self.event_index = code, message, event_index
-        super().__init__(message)
+        super().__init__(code, message)
+        self.event_index = event_index
 
 
 def scorer(table: TableMatch) -> Scorer:

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 
 from django.utils.translation import gettext as _
 
+from guandan_cup.errors import UserError
 from tournaments.draw.rules import knockout
 from tournaments.draw.rules.common import DrawError
 from tournaments.models import Entry, Match
@@ -26,12 +27,8 @@ HOME, AWAY = Match.Side.HOME, Match.Side.AWAY
 OUT_STATUSES = (Entry.Status.WITHDRAWN, Entry.Status.ELIMINATED, Entry.Status.DISQUALIFIED)
 
 
-class ResultError(Exception):
+class ResultError(UserError):
     """A result a user can correct (wrong side, match not ready, already decided …)."""
-
-    def __init__(self, code: str, message: str):
-        self.code, self.message = code, message
-        super().__init__(message)
 
 
 @dataclass(frozen=True)

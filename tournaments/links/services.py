@@ -24,18 +24,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from guandan_cup.errors import UserError
 from tournaments.models import LoginLink, Official, Unit
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
 
-class LoginLinkError(Exception):
+class LoginLinkError(UserError):
     """A link cannot be made or used; ``message`` says why (in the user's language)."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 # A link serves the tournament's days: at most this many days after the tournament's day

@@ -14,15 +14,15 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
+from guandan_cup.errors import UserError
 from tournaments.models import Entry, Event, Match, Official, Tournament, Unit, Venue
 
 
-class SetupError(Exception):
+class SetupError(UserError):
     """A set-up write refused, with the message the organiser reads."""
 
-    def __init__(self, message: str):
-        self.message = message
-        super().__init__(message)
+    def __init__(self, message: str, code: str = "setup_refused"):
+        super().__init__(code, message)
 
 
 def may_create_tournaments(user) -> bool:

@@ -30,14 +30,19 @@ from django.contrib.auth import get_user_model
 from django.db import models, transaction
 from django.utils.translation import gettext as _
 
+from guandan_cup.errors import UserError
+
 FORMAT = "guandan-cup-tournament"
 VERSION = 1
 APPS = ("tournaments", "scoring")
 TOURNAMENT = "tournaments.tournament"
 
 
-class BackupError(Exception):
+class BackupError(UserError):
     """A file or a request the user can put right (the message says how)."""
+
+    def __init__(self, message: str, code: str = "invalid_backup"):
+        super().__init__(code, message)
 
 
 # --------------------------------------------------------------------------- the models

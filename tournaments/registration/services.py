@@ -22,6 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from guandan_cup.errors import UserError
 from guandan_cup.inputs import normalise_name
 from tournaments.draw.status import event_finished
 from tournaments.models import Entry, Event, Pair, Player, Tournament, Unit
@@ -66,12 +67,12 @@ class Problem:
         return f"{self.where}：{self.message}" if self.where else self.message
 
 
-class RegistrationError(Exception):
+class RegistrationError(UserError):
     """Input a user can fix; carries every problem found, not just the first."""
 
     def __init__(self, problems: list[Problem]):
         self.problems = problems
-        super().__init__("；".join(str(p) for p in problems))
+        super().__init__("registration_refused", "；".join(str(p) for p in problems))
 
 
 @dataclass

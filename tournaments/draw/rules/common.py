@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from guandan_cup.errors import UserError
+
 FINAL_NAME = "决赛"
 
 
@@ -19,16 +21,8 @@ SEMI_FINAL_NAME = "半决赛"
 THIRD_PLACE_NAME = "季军争夺战"
 
 
-class DrawError(Exception):
+class DrawError(UserError):
     """Input the organiser can fix: ``code`` for programs and tests, ``message`` for people."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.code!r}, {self.message!r})"
 
 
 def entry_list(entries: Sequence, minimum: int = 2) -> list:

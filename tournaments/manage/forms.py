@@ -5,6 +5,7 @@ import datetime as dt
 
 from django import forms
 from django.contrib.auth import get_user_model, password_validation
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -262,6 +263,21 @@ class EventForm(forms.ModelForm):
         if clash.exclude(pk=self.instance.pk).exists():
             raise forms.ValidationError(_("本比赛已有标识为“%(slug)s”的项目。") % {"slug": slug})
         return slug
+
+    def add_error(self, field, error):
+        # Event.clean also checks the custom rule set (自定义规则参数, ruleset_config), which
+        # this page does not edit (it is set in /admin/): a stored one that no longer passes
+        # is shown above the form, not a 500 for a field the form lacks.
+        if field is None and hasattr(error, "error_dict"):
+            errors = dict(error.error_dict)
+            outside = [
+                name for name in errors if name != NON_FIELD_ERRORS and name not in self.fields
+            ]
+            if outside:
+                above = errors.pop(NON_FIELD_ERRORS, [])
+                errors[NON_FIELD_ERRORS] = above + [m for name in outside for m in errors.pop(name)]
+                error = forms.ValidationError(errors)
+        super().add_error(field, error)
 
     def clean_standings_weight(self):
         value = self.cleaned_data.get("standings_weight")

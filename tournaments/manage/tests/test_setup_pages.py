@@ -348,3 +348,32 @@ def test_back_to_draft_asks_first_and_never_once_anything_is_drawn(client, boss,
     assert "已有项目抽签，比赛不能再撤回为草稿。" in response.content.decode()
     assert Tournament.objects.get(pk=t.pk).status == S.REGISTRATION_CLOSED
     assert other.pk
+
+
+def test_an_event_whose_custom_rule_set_is_refused_says_so_and_is_not_saved(
+    client, boss, make_tournament
+):
+    # A custom rule set stored before the engine refused a preset's id for it: the event
+    # page cannot edit 自定义规则参数 (that is /admin/), so the refusal is shown above the form.
+    t = make_tournament()
+    config = {"id": "nantong2014", "name": "南通规则，升级4/2/1", "promotion": [4, 2, 1]}
+    event = Event.objects.create(
+        tournament=t,
+        slug="g",
+        name="掼蛋",
+        discipline="guandan_pairs",
+        ruleset="nantong2014",
+        ruleset_config=config,
+    )
+    client.force_login(boss)
+    data = {"name": "掼蛋双人", "slug": "g", "discipline": "guandan_pairs"}
+    data.update(ruleset="nantong2014", pairs_per_team="1", order="0", entry_kind="pair")
+    response = client.post(reverse("manage:event-edit", args=[t.slug, event.slug]), data)
+    assert response.status_code == 422
+    text = response.content.decode()
+    assert "请改正下面标出的问题。" in text
+    assert (
+        "自定义规则参数有误：invalid rule set &#x27;nantong2014&#x27;: id must not be a preset"
+        in text
+    )
+    assert Event.objects.get(pk=event.pk).name == "掼蛋"

@@ -373,7 +373,7 @@ def test_an_event_whose_custom_rule_set_is_refused_says_so_and_is_not_saved(
     text = response.content.decode()
     assert "请改正下面标出的问题。" in text
     assert (
-        "自定义规则参数有误：invalid rule set &#x27;nantong2014&#x27;: id must not be a preset"
+        "自定义规则参数有误：invalid rule set &#x27;nantong2014&#x27;: id is a preset&#x27;s"
         in text
     )
     assert Event.objects.get(pk=event.pk).name == "掼蛋"

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext as _
 from openpyxl import load_workbook
 
+from guandan_cup.inputs import normalise_name
 from tournaments.access import is_organiser
 from tournaments.models import Entry, Event, Unit
 from tournaments.registration.services import (
@@ -23,7 +24,6 @@ from tournaments.registration.services import (
     Problem,
     RegistrationError,
     check_entries,
-    normalise_name,
     register_entries,
 )
 from tournaments.registration.spreadsheets.layout import (

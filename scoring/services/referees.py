@@ -4,26 +4,19 @@ then referees that table alone (``scoring.selectors.refereed_by``)."""
 
 from __future__ import annotations
 
-from django.db import transaction
-
 from scoring.models import TableMatch
 
 
-@transaction.atomic
-def assign_table_referees(*, post, tables, officials) -> int:
-    """The schedule page's ``table-referee-<table id>`` fields: an official's id gives the
-    table its own referee, an empty value hands it back to the tie's referee. Fields of
-    tables not listed, and officials not of the tournament, are ignored. Answers how many
-    tables changed."""
-    by_id = {str(o.pk): o for o in officials}
+def on_table_referees_set(sender, *, event, referees, **kwargs) -> None:
+    """The schedule gave tables their own referee (``tournaments.draw.signals``), within its
+    own transaction: ``referees`` maps a table's id to an official, or to None to hand the
+    table back to its tie's referee. Tables not of ``event`` are left alone."""
+    if not referees:
+        return
     changed = []
-    for table in tables:
-        field = f"table-referee-{table.pk}"
-        if field not in post:
-            continue
-        official = by_id.get(post[field])
+    for table in TableMatch.objects.filter(pk__in=referees, match__round__stage__draw__event=event):
+        official = referees[table.pk]
         if (official.pk if official else None) != table.referee_id:
             table.referee = official
             changed.append(table)
     TableMatch.objects.bulk_update(changed, ["referee"])
-    return len(changed)

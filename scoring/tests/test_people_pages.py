@@ -142,6 +142,55 @@ def test_the_schedule_page_gives_a_single_table_its_own_referee(client, crew):
     assert not can_enter_table(crew["qianli"], fresh(t3))
 
 
+def test_the_schedule_is_saved_whole_or_not_at_all(client, crew):
+    """One save: a round's start, a table's own referee, a venue taken away and a tie's first
+    table go in one transaction — a refused table number keeps all of them as they were."""
+    organiser = User.objects.create_user("organiser")
+    tournament = crew["event"].tournament
+    Official.objects.create(tournament=tournament, name="文体", role="organiser", user=organiser)
+    venue = tournament.venues.get()
+    venue.tables = 9
+    venue.save()
+    client.force_login(organiser)
+    url = reverse("draw:schedule", args=[NANTONG, "guandan"])
+    first, second = crew["qf"][0], crew["qf"][1]
+    Match.objects.filter(pk__in=[first.pk, second.pk]).update(venue=venue)
+    _event, rounds = guandan_rounds()
+    t1, _t2, t3 = tables(first)
+    form = {
+        f"round-{rounds[1].pk}": "2014-05-24T16:00",
+        f"table-referee-{t3.pk}": str(crew["周铃"].pk),
+        f"table-{first.pk}": "7",
+        f"table-{second.pk}": "8",  # 8–10 of nine tables
+    }
+    response = client.post(url, form)
+    assert response.status_code == 422 and "只有9张桌" in response.content.decode()
+    assert Round.objects.get(pk=rounds[1].pk).starts_at is None
+    assert fresh(t3).referee_id is None
+    assert Match.objects.get(pk=second.pk).venue_id == venue.pk
+    # With its venue taken away (—) the eight is fine, and all of it is saved.
+    form[f"venue-{second.pk}"] = ""
+    response = client.post(url, form)
+    assert response.status_code == 302
+    assert timezone.localtime(Round.objects.get(pk=rounds[1].pk).starts_at).hour == 16
+    assert fresh(t3).referee_id == crew["周铃"].pk
+    second = Match.objects.get(pk=second.pk)
+    assert second.venue_id is None and second.first_table == 8
+    assert fresh(t1).table_number == 7
+
+
+def test_a_table_of_another_event_is_not_given_a_referee_by_this_schedule(client, crew):
+    from tournaments.draw.schedule import ScheduleEdit, save_schedule
+
+    t1 = tables(crew["qf"][0])[0]
+    chess = Event.objects.get(tournament__slug=ANHUI, slug="xiangqi")
+    edit = ScheduleEdit(table_referees={t1.pk: crew["周铃"].pk})
+    assert save_schedule(event=chess, edit=edit) == []
+    assert fresh(t1).referee_id is None
+    assert save_schedule(event=crew["event"], edit=edit) == []
+    assert fresh(t1).referee_id == crew["周铃"].pk
+
+
 def play_and_submit(table, referee):
     record_event(table=fresh(table), event={"order": list("AABB")}, user=referee, key="d1")
     record_event(table=fresh(table), event={"time_up": True}, user=referee, key="d2")

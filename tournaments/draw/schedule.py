@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from guandan_cup.inputs import SMALL_INT, sensible_year, whole_number
+from guandan_cup.inputs import sensible_year
 from tournaments.draw import signals
 from tournaments.draw.rules.common import DrawError
 from tournaments.draw.selectors import current_draw
@@ -87,54 +88,80 @@ def assign_referees_in_order(*, matches, referees) -> int:
     return count
 
 
+@dataclass(frozen=True)
+class MatchPlace:
+    """Where and by whom one match is played, as the organiser set it: its venue (None: none),
+    its first table (None: not yet), and — when ``set_referee`` — its referee (None: none)."""
+
+    venue_id: int | None
+    first_table: int | None
+    referee_id: int | None = None
+    set_referee: bool = False
+
+
+@dataclass
+class ScheduleEdit:
+    """The schedule page's form, read: each round's start (None: not yet), each match's
+    place, and each team table's own referee (None: the tie's referee covers it), all keyed
+    by id. What is not named stays as it is."""
+
+    starts: dict[int, dt.datetime | None] = field(default_factory=dict)
+    places: dict[int, MatchPlace] = field(default_factory=dict)
+    table_referees: dict[int, int | None] = field(default_factory=dict)
+
+
 @transaction.atomic
-def save_schedule(*, post, rounds, matches, venues, referees, tables_per_match=1) -> list[str]:
-    """The schedule page's form saved in one transaction: each round's start, each match's
-    first table, venue and referee. Answers the problems found (nothing saved if any).
-    A match's tables (``tables_per_match`` of them from its first) must exist in its venue,
-    when the venue gives its table count."""
-    problems = []
-    venue_by_id = {str(v.pk): v for v in venues}
-    referee_by_id = {str(o.pk): o for o in referees}
-    for r in rounds:
-        raw = post.get(f"round-{r.pk}", "").strip()
-        try:
-            r.starts_at = parse_local(raw) if raw else None
-        except ValueError:
-            problems.append(
-                _("%(round)s的开始时间“%(value)s”无法识别。") % {"round": r.name, "value": raw}
-            )
+def save_schedule(*, event: Event, edit: ScheduleEdit) -> list[str]:
+    """Save an event's schedule in one transaction: the rounds' starts, the matches' venues,
+    first tables and referees, and the team tables' own referees (``signals.table_referees_set``,
+    which ``scoring`` applies). Answers the problems found, and then nothing is saved: a
+    match's tables (``Event.tables_per_match`` of them from its first) must exist in its venue
+    when the venue gives its table count; venues and officials are the tournament's."""
+    draw = current_draw(event)
+    if draw is None:
+        raise DrawError("not_drawn", _("本项目还没有抽签。"))
+    tournament = event.tournament
+    venues = {v.pk: v for v in tournament.venues.all()}
+    officials = {o.pk: o for o in tournament.officials.all()}
+    for rnd in Round.objects.filter(stage__draw=draw, pk__in=edit.starts):
+        rnd.starts_at = edit.starts[rnd.pk]
+        rnd.save(update_fields=["starts_at"])
+    problems, placed = [], []
+    matches = Match.objects.filter(round__stage__draw=draw, pk__in=edit.places).select_related(
+        "home", "away", "round"
+    )
+    for m in matches.order_by("round__stage__order", "round__number", "group", "index"):
+        place = edit.places[m.pk]
+        m.venue = venues.get(place.venue_id)
+        m.first_table = place.first_table
+        if place.set_referee:
+            m.referee = officials.get(place.referee_id)
+        problem = _tables_problem(m, event.tables_per_match)
+        if problem:
+            problems.append(problem)
             continue
-        r.save(update_fields=["starts_at"])
-    for m in matches:
-        raw = post.get(f"table-{m.pk}", "").strip()
-        first_table = whole_number(raw, maximum=SMALL_INT)
-        if raw and not first_table:
-            problems.append(
-                _("%(match)s的桌号“%(value)s”必须是正整数。") % {"match": str(m), "value": raw}
-            )
-            continue
-        m.first_table = first_table
-        m.venue = venue_by_id.get(post.get(f"venue-{m.pk}", ""), m.venue)
-        if first_table and m.venue is not None and m.venue.tables:
-            last = first_table + tables_per_match - 1
-            if last > m.venue.tables:
-                problems.append(
-                    _("%(match)s的桌号%(first)d起需要%(count)d张桌，%(venue)s只有%(tables)d张桌。")
-                    % {
-                        "match": str(m),
-                        "first": first_table,
-                        "count": tables_per_match,
-                        "venue": m.venue.name,
-                        "tables": m.venue.tables,
-                    }
-                )
-                continue
-        if f"referee-{m.pk}" in post:
-            m.referee = referee_by_id.get(post[f"referee-{m.pk}"])
         m.save(update_fields=["first_table", "venue", "referee"])
+        placed.append(m)
     if problems:
         transaction.set_rollback(True)
-    else:
-        signals.tables_placed.send(sender=None, matches=matches)
-    return problems
+        return problems
+    signals.tables_placed.send(sender=None, matches=placed)
+    table_referees = {pk: officials.get(official) for pk, official in edit.table_referees.items()}
+    signals.table_referees_set.send(sender=None, event=event, referees=table_referees)
+    event.bump_version()
+    return []
+
+
+def _tables_problem(match: Match, tables_per_match: int) -> str | None:
+    first, venue = match.first_table, match.venue
+    if not first or venue is None or not venue.tables:
+        return None
+    if first + tables_per_match - 1 <= venue.tables:
+        return None
+    return _("%(match)s的桌号%(first)d起需要%(count)d张桌，%(venue)s只有%(tables)d张桌。") % {
+        "match": str(match),
+        "first": first,
+        "count": tables_per_match,
+        "venue": venue.name,
+        "tables": venue.tables,
+    }

@@ -1,5 +1,5 @@
-"""What the draw announces to the apps built on it: ties whose entries are now known, and
-ties whose hall tables the schedule has set.
+"""What the draw announces to the apps built on it: ties whose entries are now known, ties
+whose hall tables the schedule has set, and the tables the schedule gave their own referee.
 
 ``tournaments`` never imports ``scoring``: the draw sends ``pairing_changed`` with the ties
 whose two entries were just set (or changed), and ``scoring`` — connected in
@@ -15,6 +15,10 @@ pairing_changed = Signal()
 
 # Sent with matches=[Match, …] whose first hall table (Match.first_table) was set or changed.
 tables_placed = Signal()
+
+# Sent with event=Event and referees={TableMatch id: Official or None}: the schedule gave
+# these tables of a team tie their own referee (None: the tie's referee covers it again).
+table_referees_set = Signal()
 
 
 def announce(matches, *, repaired: bool = False) -> None:

@@ -10,8 +10,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from guandan_cup.inputs import BIG_INT, whole_number
 from scoring.selectors import tables_by_match
-from scoring.services.referees import assign_table_referees
 from tournaments.access import get_event, organiser_required
+from tournaments.draw import forms as draw_forms
 from tournaments.draw import make as draw_make
 from tournaments.draw import plan as draw_plan
 from tournaments.draw import schedule as draw_schedule
@@ -224,21 +224,13 @@ def schedule_page(request: HttpRequest, tournament: Tournament, event_slug: str)
                 messages.error(request, _("没有可指派的裁判：请先在裁判与工作人员中添加裁判。"))
             return redirect("draw:schedule", slug=tournament.slug, event_slug=event.slug)
         else:
-            problems = draw_schedule.save_schedule(
-                post=request.POST,
-                rounds=rounds,
-                matches=matches,
-                venues=venues,
-                referees=referees,
-                tables_per_match=event.tables_per_match,
+            tables = [t for ts in tables_by_match(matches).values() for t in ts]
+            edit, problems = draw_forms.read_schedule_form(
+                request.POST, rounds=rounds, matches=matches, tables=tables
             )
             if not problems:
-                assign_table_referees(
-                    post=request.POST,
-                    tables=[t for ts in tables_by_match(matches).values() for t in ts],
-                    officials=referees,
-                )
-                event.bump_version()
+                problems = draw_schedule.save_schedule(event=event, edit=edit)
+            if not problems:
                 messages.success(request, _("赛程已保存。"))
                 return redirect("draw:schedule", slug=tournament.slug, event_slug=event.slug)
     # A team tie's tables, each of which may have its own referee.

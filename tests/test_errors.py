@@ -46,6 +46,7 @@ def test_every_error_of_the_project_is_a_user_error_or_the_engines_own():
         "tournaments.manage.services.SetupError",
         "tournaments.links.services.LoginLinkError",
         "scoring.services.common.TableError",
+        "tournaments.draw.status.StatusError",
     ):
         assert issubclass(classes[name], UserError), name
     stray = [

@@ -1,7 +1,7 @@
 """The tournament's status follows what happened: 已抽签 when every event is drawn, 比赛中 at
 the first result, 已结束 when every event has its placings — and back only where that is
 safe (an undone draw, a reopened tie). The organiser moves it only between 草稿, 报名中 and
-报名截止, and never back to 草稿 once anything is drawn.
+报名截止, and never back to 草稿 once anything is drawn (:func:`move_by_hand`).
 
 :func:`follow_status` is called after every write that can change it: the draw made or
 undone, a result recorded, corrected or reopened, an entry out, and (from scoring) a tie's
@@ -13,17 +13,53 @@ from __future__ import annotations
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
+from guandan_cup.errors import UserError
 from tournaments.draw.selectors import current_draw, placings
 from tournaments.models import Draw, Event, Match, Tournament
 
 # The statuses the facts decide; the organiser's buttons never reach them.
 FOLLOWED = (Tournament.Status.DRAWN, Tournament.Status.RUNNING, Tournament.Status.FINISHED)
+# The organiser's buttons on the dashboard: each the status it sets and where it may start.
+BY_HAND_MOVES = {
+    "open": (
+        Tournament.Status.REGISTRATION_OPEN,
+        {Tournament.Status.DRAFT, Tournament.Status.REGISTRATION_CLOSED},
+    ),
+    "close": (Tournament.Status.REGISTRATION_CLOSED, {Tournament.Status.REGISTRATION_OPEN}),
+    "draft": (
+        Tournament.Status.DRAFT,
+        {Tournament.Status.REGISTRATION_OPEN, Tournament.Status.REGISTRATION_CLOSED},
+    ),
+}
+
+
 # Statuses the organiser sets by hand (草稿 → 报名中 → 报名截止 and back).
-BY_HAND = (
-    Tournament.Status.DRAFT,
-    Tournament.Status.REGISTRATION_OPEN,
-    Tournament.Status.REGISTRATION_CLOSED,
-)
+BY_HAND = tuple(target for target, _starts in BY_HAND_MOVES.values())
+
+
+class StatusError(UserError):
+    """A status change the organiser may not make now."""
+
+
+def move_by_hand(tournament: Tournament, move: str, *, confirmed: bool = False) -> str:
+    """The organiser opens registration (``open``), closes it (``close``) or takes the
+    tournament back to a draft (``draft``, hidden from everyone: only ``confirmed``, and never
+    once anything is drawn). Returns the status now; raises :class:`StatusError`."""
+    target, starts = BY_HAND_MOVES.get(move, (None, ()))
+    if target is None or tournament.status not in starts:
+        raise StatusError(
+            "not_now",
+            _("当前状态（%(status)s）下不能这样操作。")
+            % {"status": tournament.get_status_display()},
+        )
+    if move == "draft" and anything_drawn(tournament):
+        raise StatusError("drawn", _("已有项目抽签，比赛不能再撤回为草稿。"))
+    if move == "draft" and not confirmed:
+        raise StatusError("unconfirmed", _("撤回为草稿须先勾选“确认撤回为草稿”。"))
+    Tournament.objects.filter(pk=tournament.pk).update(status=target)
+    tournament.status = target
+    tournament.bump_event_versions()  # public or not, registration open or closed
+    return target
 
 
 def _current_matches(tournament: Tournament):

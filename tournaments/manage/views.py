@@ -31,20 +31,6 @@ from tournaments.registration.selectors import name_clashes
 from tournaments.registration.services import deadline_passed
 from tournaments.registration.spreadsheets.upload import import_flow, xlsx_response
 
-# Status changes an organiser can make from the dashboard; 已抽签, 比赛中 and 已结束 follow
-# the draw and the results (tournaments/draw/status.py).
-STATUS_ACTIONS = {
-    "open": (
-        Tournament.Status.REGISTRATION_OPEN,
-        {Tournament.Status.DRAFT, Tournament.Status.REGISTRATION_CLOSED},
-    ),
-    "close": (Tournament.Status.REGISTRATION_CLOSED, {Tournament.Status.REGISTRATION_OPEN}),
-    "draft": (
-        Tournament.Status.DRAFT,
-        {Tournament.Status.REGISTRATION_OPEN, Tournament.Status.REGISTRATION_CLOSED},
-    ),
-}
-
 
 @organiser_required
 @require_safe
@@ -80,25 +66,15 @@ def dashboard(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @organiser_required
 @require_POST
 def change_status(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    name = request.POST.get("action", "")
-    action = STATUS_ACTIONS.get(name)
-    if action is None or tournament.status not in action[1]:
-        messages.error(
-            request,
-            _("当前状态（%(status)s）下不能这样操作。")
-            % {"status": tournament.get_status_display()},
+    try:
+        status = day_status.move_by_hand(
+            tournament, request.POST.get("action", ""), confirmed=request.POST.get("confirm") == "1"
         )
-    elif name == "draft" and day_status.anything_drawn(tournament):
-        messages.error(request, _("已有项目抽签，比赛不能再撤回为草稿。"))
-    elif name == "draft" and request.POST.get("confirm") != "1":
-        # A draft is hidden from everyone: only when the organiser says so.
-        messages.error(request, _("撤回为草稿须先勾选“确认撤回为草稿”。"))
+    except day_status.StatusError as err:
+        messages.error(request, err.message)
     else:
-        Tournament.objects.filter(pk=tournament.pk).update(status=action[0])
-        tournament.bump_event_versions()  # public or not, registration open or closed
         messages.success(
-            request,
-            _("比赛状态已改为“%(status)s”。") % {"status": Tournament.Status(action[0]).label},
+            request, _("比赛状态已改为“%(status)s”。") % {"status": Tournament.Status(status).label}
         )
     return redirect("manage:dashboard", slug=tournament.slug)
 

@@ -12,7 +12,13 @@ from django.utils import timezone
 from scoring.services.tables import ensure_tables, record_event
 from tournaments.draw.make import draw_event, undo_draw
 from tournaments.draw.results import record_result
-from tournaments.draw.status import draw_refusal, event_finished, follow_status
+from tournaments.draw.status import (
+    StatusError,
+    draw_refusal,
+    event_finished,
+    follow_status,
+    move_by_hand,
+)
 from tournaments.models import Draw, Entry, Event, Match, Tournament, Unit
 from tournaments.registration.services import (
     EntryForm,
@@ -75,6 +81,25 @@ def test_drawn_when_every_event_is_drawn_running_at_the_first_result_finished_wi
     assert status(cup) == S.RUNNING
     play(b)
     assert status(cup) == S.FINISHED
+
+
+def test_the_organiser_moves_the_status_only_between_draft_open_and_closed(cup):
+    assert move_by_hand(cup, "open") == S.REGISTRATION_OPEN == status(cup)
+    with pytest.raises(StatusError) as refused:
+        move_by_hand(cup, "open")
+    assert refused.value.code == "not_now" and "报名中" in refused.value.message
+    with pytest.raises(StatusError) as refused:
+        move_by_hand(cup, "draft")
+    assert refused.value.code == "unconfirmed" and status(cup) == S.REGISTRATION_OPEN
+    assert move_by_hand(cup, "draft", confirmed=True) == S.DRAFT
+    with pytest.raises(StatusError):
+        move_by_hand(cup, "finished")
+    move_by_hand(cup, "open")
+    move_by_hand(cup, "close")
+    draw_event(event=cup.events.first(), seed=1)
+    with pytest.raises(StatusError) as refused:
+        move_by_hand(Tournament.objects.get(pk=cup.pk), "draft", confirmed=True)
+    assert refused.value.code == "drawn" and status(cup) == S.REGISTRATION_CLOSED
 
 
 def test_an_undone_draw_takes_the_status_back_to_closed_never_to_draft(cup):

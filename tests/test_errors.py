@@ -1,5 +1,6 @@
 """The errors people read share one base (``guandan_cup.errors.UserError``) carrying a code
-and a message; the pure engines keep their own (``EngineError``)."""
+and a message; the pure engines keep their own (``EngineError`` for a table's input,
+``RuleSetError`` for a rule set that cannot be used)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pkgutil
 import pytest
 
 from guandan_cup.errors import UserError
-from scoring.engines.common import EngineError
+from scoring.engines.common import EngineError, RuleSetError
 
 PACKAGES = ("guandan_cup", "tournaments", "scoring")
 
@@ -52,7 +53,7 @@ def test_every_error_of_the_project_is_a_user_error_or_the_engines_own():
     stray = [
         name
         for name, cls in classes.items()
-        if not issubclass(cls, (UserError, EngineError)) and cls is not UserError
+        if not issubclass(cls, (UserError, EngineError, RuleSetError)) and cls is not UserError
     ]
     assert stray == []
 

@@ -11,9 +11,10 @@ Pure Python, standard library only (no Django). The rules themselves are in ``do
   Whether a forfeit also ends the entry's event is the rule set's answer
   (``forfeit_ends_event``); acting on it is the tournament's business, not the engine's.
 
-Two kinds of error: :class:`EngineError` is the only exception for input a referee can fix;
-anything else (``ValueError`` for a bad rule-set config, ``TypeError`` …) is a bug in the
-caller.
+Three kinds of error: :class:`EngineError` is the only exception for input a referee can
+fix; :class:`RuleSetError` (a ``ValueError``) for a rule set that cannot be used — unknown,
+malformed, of another sport —, which an organiser fixes in a custom rule set; anything else
+(``ValueError``, ``TypeError`` …) is a bug in the caller.
 """
 
 from __future__ import annotations
@@ -350,20 +351,25 @@ def no_deduction(rules, team: str) -> None:
 # --------------------------------------------------------------------------- rule sets
 
 
-def rules_error(rules_id: Any, what: str) -> ValueError:
-    return ValueError(f"invalid rule set {rules_id!r}: {what}")
+class RuleSetError(ValueError):
+    """A rule set that cannot be used: unknown, malformed or of another sport. The message
+    (English, naming the key) is shown to the organiser who wrote a custom rule set."""
+
+
+def rules_error(rules_id: Any, what: str) -> RuleSetError:
+    return RuleSetError(f"invalid rule set {rules_id!r}: {what}")
 
 
 def check_rules_dict(d: Any, cls: type, required: tuple[str, ...]) -> dict:
-    """The keyword arguments for ``cls`` from a JSON object, or a clear ValueError."""
+    """The keyword arguments for ``cls`` from a JSON object, or a clear RuleSetError."""
     if not isinstance(d, dict):
-        raise ValueError("rule set must be a JSON object")
+        raise RuleSetError("rule set must be a JSON object")
     unknown = sorted(map(str, set(d) - set(cls.__dataclass_fields__)))
     if unknown:
-        raise ValueError(f"unknown rule set keys: {', '.join(unknown)}")
+        raise RuleSetError(f"unknown rule set keys: {', '.join(unknown)}")
     missing = [k for k in required if k not in d]
     if missing:
-        raise ValueError(f"rule set is missing: {', '.join(missing)}")
+        raise RuleSetError(f"rule set is missing: {', '.join(missing)}")
     return dict(d)
 
 

@@ -362,7 +362,7 @@ def rules_for(discipline: str, ruleset: str, config: Mapping) -> RallyRules:
     else:
         rules = get_rules(ruleset or DEFAULT_RULES[discipline])
     if rules.sport != discipline:
-        raise ValueError(f"rule set {rules.id!r} is for {rules.sport}, not {discipline}")
+        raise common.RuleSetError(f"rule set {rules.id!r} is for {rules.sport}, not {discipline}")
     return rules
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from scoring.engines.common import (
     EngineError,
+    RuleSetError,
     bad_event,
     check_rules_dict,
     is_whole_number,
@@ -146,7 +147,7 @@ def get_rules(id: str) -> RallyRules:
     try:
         return PRESETS[id]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown rally rule set {id!r}; known: {', '.join(PRESETS)}") from None
+        raise RuleSetError(f"unknown rally rule set {id!r}; known: {', '.join(PRESETS)}") from None
 
 
 def as_rules(rules: RallyRules | str) -> RallyRules:

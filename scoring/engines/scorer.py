@@ -40,11 +40,11 @@ def preset_choices() -> dict[str, list[tuple[str, str]]]:
 
 def scorer_for(discipline: str, ruleset: str = "", config: Mapping | None = None) -> Scorer:
     """The scorer of an event: a custom rule set from ``config`` when given, else the named
-    preset, else the discipline's default. ``ValueError`` (with the reason) when the rule set
+    preset, else the discipline's default. ``RuleSetError`` (with the reason) when the rule set
     is unknown, malformed or of another sport."""
     kind = kind_of(discipline)
     if config and not isinstance(config, Mapping):  # [1], 5, "x": not a rule set at all
-        raise ValueError("rule set must be a JSON object")
+        raise common.RuleSetError("rule set must be a JSON object")
     rules = ENGINES[kind].rules_for(discipline, ruleset, dict(config or {}))
     return Scorer(kind, rules)
 

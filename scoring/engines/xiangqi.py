@@ -39,6 +39,7 @@ from scoring.engines.common import (
     SIDE_ZH,
     EngineError,
     Forfeit,
+    RuleSetError,
     SideValues,
     bad_event,
     check_rules_dict,
@@ -157,7 +158,9 @@ def get_rules(id: str) -> XiangqiRules:
     try:
         return PRESETS[id]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown xiangqi rule set {id!r}; known: {', '.join(PRESETS)}") from None
+        raise RuleSetError(
+            f"unknown xiangqi rule set {id!r}; known: {', '.join(PRESETS)}"
+        ) from None
 
 
 def as_rules(rules: XiangqiRules | str) -> XiangqiRules:

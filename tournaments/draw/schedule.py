@@ -31,6 +31,17 @@ def auto_schedule(*, event: Event, start, round_minutes: int, venue=None) -> Non
     capacity = (
         (venue.tables // per_match) if venue is not None and venue.tables >= per_match else None
     )
+    try:
+        placed = _place_rounds(draw, start, round_minutes, venue, per_match, capacity)
+    except OverflowError:  # a start near the calendar's end, run past it by the rounds
+        raise DrawError(
+            "calendar_overflow", _("排出的时间超出了日历范围，请检查第一轮开始时间。")
+        ) from None
+    signals.tables_placed.send(sender=None, matches=placed)
+    event.bump_version()
+
+
+def _place_rounds(draw, start, round_minutes, venue, per_match, capacity) -> list[Match]:
     at = start
     placed = []
     for rnd in Round.objects.filter(stage__draw=draw).order_by("stage__order", "number"):
@@ -48,8 +59,7 @@ def auto_schedule(*, event: Event, start, round_minutes: int, venue=None) -> Non
             placed.append(match)
         waves = -(-len(playable) // capacity) if capacity and playable else 1
         at += dt.timedelta(minutes=waves * round_minutes)
-    signals.tables_placed.send(sender=None, matches=placed)
-    event.bump_version()
+    return placed
 
 
 def parse_local(text: str) -> dt.datetime:

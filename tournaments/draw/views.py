@@ -131,7 +131,7 @@ def draw_page(request: HttpRequest, tournament: Tournament, event_slug: str) -> 
                 ),
             )
         except DrawError as err:
-            problems.append(err.message if hasattr(err, "message") else str(err))
+            problems.append(err.message)
         else:
             messages.success(request, _("%(event)s已抽签。") % {"event": event.name})
             return redirect("live:bracket", slug=tournament.slug, event_slug=event.slug)
@@ -198,21 +198,23 @@ def schedule_page(request: HttpRequest, tournament: Tournament, event_slug: str)
             minutes = whole_number(request.POST.get("minutes", ""), maximum=24 * 60)
             try:
                 start = draw_schedule.parse_local(request.POST.get("start", ""))
-                if minutes is None or minutes < 10:
-                    raise ValueError
+            except ValueError:
+                start = None
+            if start is None or minutes is None or minutes < 10:
+                problems.append(_("请填写第一轮开始时间，每轮时长至少10分钟。"))
+            else:
                 venue = next(
                     (v for v in venues if str(v.pk) == request.POST.get("venue")), event.venue
                 )
-                draw_schedule.auto_schedule(
-                    event=event, start=start, round_minutes=minutes, venue=venue
-                )
-            except ValueError:
-                problems.append(_("请填写第一轮开始时间，每轮时长至少10分钟。"))
-            except OverflowError:
-                problems.append(_("排出的时间超出了日历范围，请检查第一轮开始时间。"))
-            else:
-                messages.success(request, _("已按场地桌数自动排定时间和桌号。"))
-                return redirect("draw:schedule", slug=tournament.slug, event_slug=event.slug)
+                try:
+                    draw_schedule.auto_schedule(
+                        event=event, start=start, round_minutes=minutes, venue=venue
+                    )
+                except DrawError as err:
+                    problems.append(err.message)
+                else:
+                    messages.success(request, _("已按场地桌数自动排定时间和桌号。"))
+                    return redirect("draw:schedule", slug=tournament.slug, event_slug=event.slug)
         elif request.POST.get("assign"):
             count = draw_schedule.assign_referees_in_order(matches=matches, referees=referees)
             if count:

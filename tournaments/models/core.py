@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from scoring.engines.common import RuleSetError
 from tournaments.live import stamps
 from tournaments.models.names import NormalisedName
 
@@ -379,7 +380,7 @@ class Event(models.Model):
             )
         try:
             self.scorer()
-        except ValueError as exc:
+        except RuleSetError as exc:
             if self.ruleset_config:
                 message = _("自定义规则参数有误：%(error)s") % {"error": exc}
                 raise ValidationError({"ruleset_config": message}) from None
@@ -433,7 +434,7 @@ class Event(models.Model):
 
     def scorer(self) -> "Scorer":
         """The scoring engine of this event with its rule set (any sport): see
-        ``scoring.engines.scorer``. ``ValueError`` when the rule set does not fit the discipline."""
+        ``scoring.engines.scorer``. ``RuleSetError`` when the rule set does not fit the discipline."""
         from scoring.engines.scorer import scorer_for
 
         return scorer_for(self.discipline, self.ruleset, self.ruleset_config)

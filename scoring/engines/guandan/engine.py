@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from scoring.engines.board import words
-from scoring.engines.common import forfeit_code, refuse_preset_id
+from scoring.engines.common import RuleSetError, forfeit_code, refuse_preset_id
 from scoring.engines.guandan import board as _board
 from scoring.engines.guandan import describe, play
 from scoring.engines.guandan.play import PRESETS, MatchState, RuleSet, get_ruleset
@@ -43,7 +43,7 @@ def rules_for(discipline: str, ruleset: str, config: Mapping) -> RuleSet:
         return RuleSet.from_dict(config)
     if ruleset:
         return get_ruleset(ruleset)
-    raise ValueError("a guandan event needs a rule set")
+    raise RuleSetError("a guandan event needs a rule set")
 
 
 def after_whistle(rules: RuleSet, payload: dict | None) -> list[dict]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from scoring.engines.common import RuleSetError
+
 TEAMS = ("A", "B")
 ACE = 14
 LOWEST = 2
@@ -97,7 +99,7 @@ class RuleSet:
 
         def need(ok: bool, what: str) -> None:
             if not ok:
-                raise ValueError(f"invalid rule set {self.id!r}: {what}")
+                raise RuleSetError(f"invalid rule set {self.id!r}: {what}")
 
         need(isinstance(self.id, str) and self.id.strip() != "", "id must be a non-empty string")
         need(isinstance(self.name, str), "name must be a string")
@@ -178,18 +180,18 @@ class RuleSet:
     @classmethod
     def from_dict(cls, d: dict) -> RuleSet:
         if not isinstance(d, dict):
-            raise ValueError("rule set must be a JSON object")
+            raise RuleSetError("rule set must be a JSON object")
         known = set(cls.__dataclass_fields__)
         unknown = sorted(set(d) - known)
         if unknown:
-            raise ValueError(f"unknown rule set keys: {', '.join(map(str, unknown))}")
+            raise RuleSetError(f"unknown rule set keys: {', '.join(map(str, unknown))}")
         missing = sorted(k for k in ("id", "name", "promotion") if k not in d)
         if missing:
-            raise ValueError(f"rule set is missing: {', '.join(missing)}")
+            raise RuleSetError(f"rule set is missing: {', '.join(missing)}")
         kwargs = dict(d)
         for key in ("promotion", "a_win_partner_places"):
             if key in kwargs and not isinstance(kwargs[key], (list, tuple, set, frozenset)):
-                raise ValueError(f"rule set {key} must be a list")
+                raise RuleSetError(f"rule set {key} must be a list")
         places = kwargs.get("a_win_partner_places")
         # As docs/rules.md writes it: [2] or [2, 3], whole numbers, sorted, each once.
         if (
@@ -197,14 +199,14 @@ class RuleSet:
             and list(places) not in ([2], [2, 3])
             or any(not isinstance(x, int) or isinstance(x, bool) for x in places or ())
         ):
-            raise ValueError(
+            raise RuleSetError(
                 f"invalid rule set {d.get('id')!r}: a_win_partner_places must be [2] or "
                 f"[2, 3] (1-4 never passes A), got {places!r}"
             )
         try:
             return cls(**kwargs)
         except TypeError as exc:  # e.g. unhashable members in a list
-            raise ValueError(f"invalid rule set: {exc}") from None
+            raise RuleSetError(f"invalid rule set: {exc}") from None
 
     def summary_zh(self) -> str:
         """One Chinese line for score sheets and notices."""
@@ -265,7 +267,7 @@ def get_ruleset(id: str) -> RuleSet:
     try:
         return PRESETS[id]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown ruleset {id!r}; known: {', '.join(PRESETS)}") from None
+        raise RuleSetError(f"unknown ruleset {id!r}; known: {', '.join(PRESETS)}") from None
 
 
 def as_ruleset(ruleset: RuleSet | str) -> RuleSet:

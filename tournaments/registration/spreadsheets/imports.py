@@ -136,8 +136,6 @@ def parse_workbook(event: Event, data) -> tuple[list[EntryForm], list[Problem]]:
         return [], [Problem("", _("无法打开这个Excel文件，它可能已损坏；请另存为.xlsx后再试。"))]
     try:
         rows, problems = _read_rows(book, event)
-    except Exception:
-        return [], [Problem("", _("无法读取这个Excel文件的内容，它可能已损坏。"))]
     finally:
         book.close()
     if problems:
@@ -158,6 +156,24 @@ def parse_workbook(event: Event, data) -> tuple[list[EntryForm], list[Problem]]:
     return forms, problems
 
 
+_DAMAGED = object()
+
+
+def _values(rows):
+    """A sheet's rows as openpyxl reads them, lazily (a read-only book parses as it goes):
+    where openpyxl fails on a damaged part of the file, one ``_DAMAGED`` and no more — so
+    only the file's own damage becomes that message, never a fault of the code reading it."""
+    while True:
+        try:
+            values = next(rows)
+        except StopIteration:
+            return
+        except Exception:  # openpyxl raises many kinds on a damaged file
+            yield _DAMAGED
+            return
+        yield values
+
+
 def _read_rows(book, event: Event) -> tuple[list[tuple[int, dict[str, str]]], list[Problem]]:
     """The data rows of the first sheet with the event's headers: (Excel row number,
     {header: text}), without blank and 示例 rows."""
@@ -169,8 +185,10 @@ def _read_rows(book, event: Event) -> tuple[list[tuple[int, dict[str, str]]], li
         columns: dict[str, int] | None = None
         rows: list[tuple[int, dict[str, str]]] = []
         # max_col: a sheet that claims 16,384 columns must not make every row that wide.
-        rows_iter = sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS + 1)
+        rows_iter = _values(sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS + 1))
         for number, values in enumerate(rows_iter, start=1):
+            if values is _DAMAGED:
+                return [], [Problem("", _("无法读取这个Excel文件的内容，它可能已损坏。"))]
             if len(values) > MAX_COLUMNS and values[MAX_COLUMNS] not in (None, ""):
                 return [], [
                     Problem(

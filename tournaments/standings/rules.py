@@ -137,11 +137,6 @@ def unit_standings(
     return out
 
 
-def handed_out(rows: Iterable[UnitRow]) -> Fraction:
-    """All the points the standings give (for the check: equals what the placings earn)."""
-    return sum((row.points for row in rows), Fraction(0))
-
-
 def parse_points(text: str) -> tuple[int, ...]:
     """``9/7/6/5/4/3/2/1`` (or separated by commas, spaces or 、) → (9, 7, …); ValueError if
     a part is not a whole number from 0 to 999 or the points grow from one place to the next."""

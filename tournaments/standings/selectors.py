@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from django.db.models import Sum
-
 from tournaments.draw.selectors import places_and_review
 from tournaments.models import Draw, Entry, Event, Match, Round, Stage, Tournament, Unit
 from tournaments.standings import rules
@@ -39,13 +37,6 @@ class Standings:
     def top(self) -> list[rules.UnitRow]:
         """The units that receive a certificate: places 1–3 with points."""
         return [row for row in self.rows if row.rank <= 3 and row.points > 0]
-
-
-def standings_version(tournament: Tournament) -> int:
-    """Grows with every change to any event of the tournament (the sum of their versions),
-    and with every event added (its count)."""
-    got = Event.objects.filter(tournament=tournament).aggregate(total=Sum("version"))
-    return int(got["total"] or 0)
 
 
 def options_of(tournament: Tournament) -> rules.Options:

@@ -40,15 +40,6 @@ class StandingRow:
 TIEBREAKS = ("match_points", "level_points", "head_to_head", "opponents_points", "lot")
 
 
-_TIEBREAK_NAMES = {
-    "match_points": "场分",
-    "level_points": "级分",
-    "head_to_head": "相互间胜负",
-    "opponents_points": "对手分",
-    "lot": "抽签",
-}
-
-
 def standings(
     entries: Sequence,
     results: Sequence[MatchResult],
@@ -71,7 +62,7 @@ def standings(
     entries = entry_list(entries, minimum=1)
     order_of = {entry: i for i, entry in enumerate(entries)}
     criteria = list(dict.fromkeys(tiebreaks))
-    unknown = [name for name in criteria if name not in _TIEBREAK_NAMES]
+    unknown = [name for name in criteria if name not in TIEBREAKS]
     if unknown:
         raise DrawError("unknown_tiebreak", f"未知的排名规则：{unknown[0]!r}。")
     if "lot" not in criteria:
@@ -172,8 +163,3 @@ def standings(
         )
         for i, entry in enumerate(table)
     ]
-
-
-def tiebreak_label(name: str) -> str:
-    """The Chinese name of a tie-break, for the "decided by" column."""
-    return _TIEBREAK_NAMES[name]

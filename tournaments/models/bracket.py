@@ -197,6 +197,9 @@ class Match(models.Model):
     )
     # Set when a correction upstream changed who should have played this match after it
     # was already decided: the chief referee has to look at it (裁判长复核).
+    # The organiser kept a clash of this match's time, place or official on purpose: the
+    # plan shows it marked until it is resolved.
+    clash_accepted = models.BooleanField(_("接受冲突"), default=False)
     needs_review = models.BooleanField(_("待复核"), default=False)
     review_note = models.CharField(_("复核说明"), max_length=300, blank=True)
 

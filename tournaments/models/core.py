@@ -262,6 +262,12 @@ class Official(NormalisedName, models.Model):
         related_name="official_roles",
         verbose_name=_("登录账号"),
     )
+    # The day plan (全天赛程): a referee or the chief referee who is there, and when.
+    on_duty = models.BooleanField(
+        _("当天执裁"), default=True, help_text=_("全天赛程只把执裁的裁判排到场地")
+    )
+    duty_from = models.TimeField(_("到场时间"), null=True, blank=True)
+    duty_until = models.TimeField(_("离场时间"), null=True, blank=True)
 
     class Meta:
         ordering = ["role", "id"]
@@ -338,6 +344,13 @@ class Event(models.Model):
         verbose_name=_("场地"),
     )
     rules_summary = models.TextField(_("赛制说明"), blank=True)
+    # The day plan (全天赛程): how long a match is planned for, and the rest between two.
+    match_minutes = models.PositiveSmallIntegerField(
+        _("每场时长（分钟）"), null=True, blank=True, help_text=_("留空则按比赛规则的时限")
+    )
+    rest_minutes = models.PositiveSmallIntegerField(
+        _("两场间休息（分钟）"), null=True, blank=True, help_text=_("留空则按项目类型")
+    )
     standings_weight = models.PositiveSmallIntegerField(
         _("团体总分倍数"),
         default=1,

@@ -15,7 +15,7 @@ from django.db import transaction
 
 from tournaments.draw import make as draw_make
 from tournaments.draw import selectors as draw_selectors
-from tournaments.models import Draw, Event, Official, Tournament, Unit, Venue
+from tournaments.models import DayPlan, Draw, Event, EventHall, Official, Tournament, Unit, Venue
 from tournaments.registration.services import EntryForm, PersonForm, register_entries
 
 DATA_DIR = Path(__file__).resolve().parent / "demo_data"
@@ -57,6 +57,8 @@ class DemoEvent:
     name: str
     discipline: str
     venue: str
+    # The courts or tables of its venue it may use on the day plan (blank: all of them).
+    places: str = ""
     ruleset: str = ""
     advance_registration_required: bool = False
     rules_summary: str = ""
@@ -71,11 +73,13 @@ class DemoEvent:
 class DemoTournament:
     slug: str
     fields: dict
-    venues: list[str]
+    venues: list[tuple[str, int]]  # each hall's name and its number of tables or courts
     officials: list[tuple[str, str]]
     units: list[tuple[str, str]]
     joint_units: list[tuple[str, list[str]]]
     events: list[DemoEvent]
+    # The day plan's hours and breaks (全天赛程), as the organiser would set them.
+    day: dict = field(default_factory=dict)
 
 
 NANTONG_TEAMS = ["体育", "行政", "教务物理联队", "生物数学联队", "历史", "实验技术", "后勤", "政治"]
@@ -101,7 +105,8 @@ DEMOS = [
             one_event_per_person=False,
             status=Tournament.Status.DRAWN,
         ),
-        venues=["本校教工活动中心"],
+        venues=[("本校教工活动中心", 12)],
+        day=dict(starts_at=dt.time(14, 0), ends_at=dt.time(18, 0), breaks=""),
         officials=[],
         units=[
             (name, Unit.Kind.UNION_GROUP)
@@ -153,7 +158,9 @@ DEMOS = [
             one_event_per_person=True,
             status=Tournament.Status.DRAWN,
         ),
-        venues=["轻纺楼四楼会议室", "轻纺楼3A09", "轻纺楼一楼"],
+        # 球类比赛在一楼: four badminton courts (1–4) and four table-tennis tables (5–8).
+        venues=[("轻纺楼四楼会议室", 8), ("轻纺楼3A09", 4), ("轻纺楼一楼", 8)],
+        day=dict(starts_at=dt.time(8, 30), ends_at=dt.time(17, 30), breaks="12:00-13:30"),
         officials=[
             ("肖慧", Official.Role.CHIEF_REFEREE),
             ("周铃", Official.Role.REFEREE),
@@ -214,6 +221,7 @@ DEMOS = [
                 name="羽毛球",
                 discipline=Event.Discipline.BADMINTON,
                 venue="轻纺楼一楼",
+                places="1-4",
                 draw=202101273,
                 rules_summary="三局二胜制，每局21分，每球得分制；个人抽签淘汰赛。",
                 entries=[
@@ -231,6 +239,7 @@ DEMOS = [
                 name="乒乓球",
                 discipline=Event.Discipline.TABLE_TENNIS,
                 venue="轻纺楼一楼",
+                places="5-8",
                 draw=202101274,
                 rules_summary="个人抽签淘汰赛。",
                 entries=[
@@ -258,10 +267,12 @@ def _load(demo: DemoTournament) -> Tournament:
     fields = {**demo.fields, "status": Tournament.Status.REGISTRATION_CLOSED}
     tournament, created = Tournament.objects.get_or_create(slug=demo.slug, defaults=fields)
     venues = {}
-    for order, name in enumerate(demo.venues):
+    for order, (name, tables) in enumerate(demo.venues):
         venues[name], _ = Venue.objects.update_or_create(
-            tournament=tournament, name=name, defaults={"order": order}
+            tournament=tournament, name=name, defaults={"order": order, "tables": tables}
         )
+    if demo.day:
+        DayPlan.objects.update_or_create(tournament=tournament, defaults=demo.day)
     for name, role in demo.officials:
         Official.objects.get_or_create(tournament=tournament, name=name, role=role)
     units = {}
@@ -292,6 +303,10 @@ def _load(demo: DemoTournament) -> Tournament:
                 order=order,
             ),
         )
+        if spec.places:
+            EventHall.objects.update_or_create(
+                event=event, venue=venues[spec.venue], defaults={"places": spec.places}
+            )
         forms = []
         for unit_name, count in spec.entries:
             unit = units[unit_name]

@@ -14,7 +14,9 @@ front_door = [
 ]
 
 urlpatterns = [
-    # What every phone and the projector poll comes first: Django tries patterns in order.
+    # The day's timeline before the events' pages: "schedule" is not an event.
+    path(TOURNAMENT, include("tournaments.day.urls")),
+    # What every phone and the projector poll comes next: Django tries patterns in order.
     path(EVENT, include("tournaments.live.urls")),
     path("", include((front_door, "tournaments"))),
     path(TOURNAMENT, include("tournaments.documents.urls")),

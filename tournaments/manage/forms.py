@@ -251,6 +251,7 @@ class EventForm(forms.ModelForm):
         "results",
         "referee",
         "standings",
+        "schedule",
     }
 
     def clean_slug(self):

@@ -519,6 +519,27 @@ def _schedule_data(w: World) -> st.SearchStrategy[dict]:
     return form(fields)
 
 
+def _day_plan_data(w: World) -> st.SearchStrategy[dict]:
+    fields = {
+        "action": value("preview", "save"),
+        "fingerprint": value("0" * 16),
+        "day-starts_at": when("08:30", "14:00"),
+        "day-ends_at": when("17:30", "18:00"),
+        "day-breaks": value("12:00-13:30", "", "12:00-13:30, 15:00-15:10"),
+        "day-changeover_minutes": value("5", "0"),
+    }
+    for event in w.nantong.events.all():
+        fields[f"event-{event.pk}-minutes"] = value("60", "30")
+        fields[f"event-{event.pk}-rest"] = value("0", "10")
+        for venue in w.nantong.venues.all():
+            fields[f"event-{event.pk}-hall-{venue.pk}"] = value("全部", "1-6", "", "1, 4-6")
+    for official in w.nantong.officials.filter(role__in=["referee", "chief_referee"]):
+        fields[f"official-{official.pk}-on_duty"] = value("on", "")
+        fields[f"official-{official.pk}-duty_from"] = when("08:00", "")
+        fields[f"official-{official.pk}-duty_until"] = when("18:00", "")
+    return form(fields)
+
+
 def _xlsx_upload(w: World) -> st.SearchStrategy[dict]:
     def workbook(cells: list[str]) -> bytes:
         from openpyxl import load_workbook
@@ -899,6 +920,12 @@ ENDPOINTS: dict[str, Endpoint] = {
         lambda w, d: reverse("draw:schedule", args=[w.nantong.slug, "guandan"]),
         _schedule_data,
     ),
+    "day:plan": Endpoint(
+        "organiser",
+        "nantong",
+        lambda w, d: reverse("day:plan", args=[w.nantong.slug]),
+        _day_plan_data,
+    ),
     # The table's referee (裁判), on a phone: htmx requests.
     "scoring:deal": Endpoint(
         "referee",
@@ -1124,6 +1151,8 @@ def _event_fields(w: World) -> st.SearchStrategy[dict]:
 # are the other half of the trust issue; admin is Django's).
 READ_ONLY = {
     "tournaments:list",
+    "day:timeline",
+    "day:json",
     "standings:page",
     "standings:json",
     "tournaments:detail",
@@ -1466,6 +1495,8 @@ def test_a_post_to_a_page_that_only_reads_changes_nothing(client, world, name, f
         "live:match-json": [world.nantong.slug, "guandan", world.table.match_id],
         "scoring:table": [world.nantong.slug, "guandan", world.table.pk],
         "scoring:table-qr": [world.nantong.slug, "guandan", world.table.pk],
+        "day:timeline": [world.nantong.slug],
+        "day:json": [world.nantong.slug],
     }
     before = snapshot()
     response = post(client, reverse(name, args=urls[name]), form, htmx=False, upload=False)

@@ -210,6 +210,12 @@ def world(django_db_setup, django_db_blocker):
 # --------------------------------------------------------------------------- URL arguments
 
 
+def _day_fingerprint(w) -> str:
+    from tournaments.day.services import propose
+
+    return propose(w.nantong).fingerprint
+
+
 def _nantong(w):
     return {"slug": w.nantong.slug}
 
@@ -343,6 +349,9 @@ ARGS: dict[str, Callable] = {
     "draw:draw": _reg_event,
     "draw:undo": _nantong_event,
     "draw:schedule": _nantong_event,
+    "day:plan": _nantong,
+    "day:timeline": _nantong,
+    "day:json": _nantong,
 }
 
 # Every pattern of the site, by what it does. Read-only URLs answer 405 to a POST (checked
@@ -368,6 +377,8 @@ PUBLIC = {
     "live:match-json",
     "scoring:table",
     "scoring:table-qr",
+    "day:timeline",
+    "day:json",
 }
 READ_ONLY = PUBLIC | {
     # behind a login (their rows are in the matrix too)
@@ -437,6 +448,7 @@ WRITING = {
     "draw:draw",
     "draw:undo",
     "draw:schedule",
+    "day:plan",
 }
 
 
@@ -886,6 +898,14 @@ MATRIX: list[Row] = [
         ORGANISER,
         data=lambda w: {f"table-{w.match.pk}": "7"},
         done=lambda w: fresh(w.match).first_table == 7,
+    ),
+    Row("GET", "day:plan", ORGANISER),
+    Row(
+        "POST",
+        "day:plan",
+        ORGANISER,
+        data=lambda w: {"action": "save", "fingerprint": _day_fingerprint(w)},
+        done=lambda w: fresh(w.match).scheduled_at is not None,
     ),
     # ----------------------------------------------------------------- referees at the table
     Row(

@@ -137,12 +137,6 @@ def read_day(tournament: Tournament) -> DayRead:
     read = DayRead(tournament, settings, day, [], [], [], [])
     read.halls = [planner.Hall(v.pk, v.name, tuple(range(1, v.tables + 1))) for v in venues]
     _read_events(read, venues)
-    _read_matches(read)
-    officials = Official.objects.filter(tournament=tournament, role__in=ON_DUTY_ROLES)
-    for o in officials.filter(on_duty=True).order_by("role", "pk"):
-        start = _minute(o.duty_from) if o.duty_from else 0
-        end = _minute(o.duty_until) if o.duty_until else 48 * 60
-        read.officials.append(planner.OfficialSpec(o.pk, ((start, end),) if start < end else ()))
     for duty in HallDuty.objects.filter(official__tournament=tournament):
         read.duties.append(
             planner.Duty(
@@ -152,6 +146,12 @@ def read_day(tournament: Tournament) -> DayRead:
                 read.minute_of(duty.ends_at),
             )
         )
+    _read_matches(read)
+    officials = Official.objects.filter(tournament=tournament, role__in=ON_DUTY_ROLES)
+    for o in officials.filter(on_duty=True).order_by("role", "pk"):
+        start = _minute(o.duty_from) if o.duty_from else 0
+        end = _minute(o.duty_until) if o.duty_until else 48 * 60
+        read.officials.append(planner.OfficialSpec(o.pk, ((start, end),) if start < end else ()))
     return read
 
 
@@ -273,8 +273,9 @@ def _spec(m, feeders, previous, people, events, read) -> planner.MatchSpec | Non
         if booked is None:
             return None  # played, and never on the plan: nothing to place or wait for
         end = read.minute_of(m.finished_at) if m.finished_at else booked.end
+        official = m.referee_id or _on_duty(read, m.venue_id, booked.start)
         fixed = planner.Booking(
-            m.pk, booked.start, max(end, booked.start + 1), m.venue_id, booked.places, m.referee_id
+            m.pk, booked.start, max(end, booked.start + 1), m.venue_id, booked.places, official
         )
     return planner.MatchSpec(
         m.pk,
@@ -284,4 +285,11 @@ def _spec(m, feeders, previous, people, events, read) -> planner.MatchSpec | Non
         frozenset(who),
         m.referee_id,
         fixed,
+    )
+
+
+def _on_duty(read: DayRead, hall: int, minute: int) -> int | None:
+    """The official on duty in ``hall`` at ``minute``, as saved."""
+    return next(
+        (d.official for d in read.duties if d.hall == hall and d.start <= minute < d.end), None
     )

@@ -107,25 +107,36 @@ def save_plan(tournament: Tournament, *, fingerprint: str, from_minute: int | No
         placed.append(m)
     Match.objects.bulk_update(placed, ["scheduled_at", "venue", "first_table", "clash_accepted"])
     _round_starts(read, plan)
-    keep_before = read.at(from_minute) if from_minute is not None else None
-    old = HallDuty.objects.filter(official__tournament=tournament)
-    if keep_before is not None:
-        old = old.filter(starts_at__gte=keep_before)
-    old.delete()
-    HallDuty.objects.bulk_create(
-        HallDuty(
-            official_id=d.official,
-            venue_id=d.hall,
-            starts_at=read.at(d.start),
-            ends_at=read.at(d.end),
-        )
-        for d in plan.duties
-        if keep_before is None or read.at(d.end) > keep_before
-    )
+    _replace_duties(tournament, read, plan, from_minute)
     DayPlan.objects.update_or_create(tournament=tournament, defaults={"planned_at": timezone.now()})
     signals.tables_placed.send(sender=None, matches=placed)
     tournament.bump_event_versions()
     return proposal
+
+
+def _replace_duties(tournament, read: DayRead, plan: planner.Plan, from_minute) -> None:
+    """The plan's duties replace the saved ones — from ``from_minute`` on, when re-planning
+    the rest of the day: a duty under way then ends then, and the plan's begin no earlier."""
+    old = HallDuty.objects.filter(official__tournament=tournament)
+    cut = read.at(from_minute) if from_minute is not None else None
+    if cut is None:
+        old.delete()
+    else:
+        old.filter(starts_at__gte=cut).delete()
+        old.filter(ends_at__gt=cut).update(ends_at=cut)
+    new = []
+    for d in plan.duties:
+        start = d.start if from_minute is None else max(d.start, from_minute)
+        if start < d.end:
+            new.append(
+                HallDuty(
+                    official_id=d.official,
+                    venue_id=d.hall,
+                    starts_at=read.at(start),
+                    ends_at=read.at(d.end),
+                )
+            )
+    HallDuty.objects.bulk_create(new)
 
 
 def _round_starts(read: DayRead, plan: planner.Plan) -> None:

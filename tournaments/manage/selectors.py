@@ -14,8 +14,9 @@ from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
+from tournaments.day.services import check_day
 from tournaments.draw import status as day_status
-from tournaments.models import Draw, Entry, Event, Match, Official, Round, Tournament, Unit
+from tournaments.models import Draw, Entry, Event, Match, Official, Tournament, Unit
 
 
 @dataclass
@@ -199,17 +200,13 @@ def day_steps(
             draw.missing.append(refusal)
     steps.append(draw)
 
-    unscheduled = Round.objects.filter(
-        stage__draw__event__tournament=tournament,
-        stage__draw__undone_at__isnull=True,
-        starts_at__isnull=True,
-    ).count()
     drawn_rows = [r for r in rows if r.drawn]
     schedule = Step(
         "schedule",
         _("赛程与裁判"),
-        _("已指派") if drawn_rows else _("抽签后安排"),
+        _("已排定") if drawn_rows else _("抽签后安排"),
         links=[
+            (_("全天赛程"), reverse("day:plan", args=[slug])),
             *[
                 (
                     _("%(event)s赛程与桌号") % {"event": r.event.name},
@@ -223,14 +220,15 @@ def day_steps(
     )
     if not referees:
         schedule.missing.append(_("还没有裁判"))
-    for row in drawn_rows:
-        if row.unrefereed:
-            schedule.missing.append(
-                _("%(event)s：%(n)s场对阵未指派裁判")
-                % {"event": row.event.name, "n": row.unrefereed}
-            )
-    if unscheduled:
-        schedule.missing.append(_("%(n)s轮未定开始时间") % {"n": unscheduled})
+    if drawn_rows:
+        # The whole day at once (tournaments.day): clashes, and what has no place or official.
+        day = check_day(tournament)
+        if day.open_clashes:
+            schedule.missing.append(_("%(n)s处赛程冲突") % {"n": len(day.open_clashes)})
+        if day.unscheduled:
+            schedule.missing.append(_("%(n)s场未排时间或场地") % {"n": len(day.unscheduled)})
+        if day.uncovered:
+            schedule.missing.append(_("%(n)s场没有裁判") % {"n": len(day.uncovered)})
     schedule.done = bool(drawn_rows) and not schedule.missing
     if drawn_rows and schedule.missing:
         schedule.state = _("待完善")

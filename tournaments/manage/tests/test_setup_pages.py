@@ -278,7 +278,8 @@ def test_the_dashboard_walks_the_day_and_links_every_events_pages(
     for step in ("通知", "报名", "抽签", "赛程与裁判", "比赛", "成绩"):
         assert f"<strong>{step}</strong>" in text
     assert "1/1个项目已抽签" in text
-    assert "4场对阵未指派裁判" in text  # the first round's four ties
+    assert "8场未排时间或场地" in text  # drawn, not yet scheduled: the day plan's count
+    assert "还没有裁判" in text
     assert "1张台的结果等待确认" in text
     for name, args in (
         ("draw:draw", [nantong.slug, "guandan"]),
@@ -293,6 +294,7 @@ def test_the_dashboard_walks_the_day_and_links_every_events_pages(
         ("manage:officials", [nantong.slug]),
         ("setup:venues", [nantong.slug]),
         ("setup:copy", [nantong.slug]),
+        ("day:plan", [nantong.slug]),
     ):
         assert f'href="{reverse(name, args=args)}"' in text, name
     # Drawn: no registration buttons, no way back to draft.

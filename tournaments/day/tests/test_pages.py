@@ -1,0 +1,137 @@
+"""The 全天赛程 page, the public timeline and schedule.json, through requests."""
+
+from __future__ import annotations
+
+import re
+from io import StringIO
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from tournaments.models import DayPlan, Event, EventHall, HallDuty, Match, Official, Tournament
+
+ANHUI = "anhui-2021"
+
+
+@pytest.fixture
+def organiser(client, demo):
+    user = get_user_model().objects.create_user("wenti")
+    Official.objects.create(
+        tournament=Tournament.objects.get(slug=ANHUI), name="文体", role="organiser", user=user
+    )
+    client.force_login(user)
+    return user
+
+
+def page_form(html: str) -> dict:
+    """The settings form's fields as the page fills them."""
+    form = html[html.index('class="day-settings"') :]
+    data = {"action": "preview"}
+    for name, value in re.findall(r'<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"', form):
+        if name not in ("csrfmiddlewaretoken", "action"):
+            data[name] = value
+    for name in re.findall(r'<input type="checkbox" name="([^"]+)"[^>]*checked', form):
+        data[name] = "on"
+    return data
+
+
+def test_the_organiser_previews_the_day_then_saves_it_in_one_tap(client, organiser):
+    url = reverse("day:plan", args=[ANHUI])
+    html = client.get(url).content.decode()
+    assert "全天赛程" in html and "未排时间或场地" in html
+    data = page_form(html)
+    assert data["day-starts_at"] == "08:30" and data["day-breaks"] == "12:00-13:30"
+    response = client.post(url, data)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "排法预览（尚未保存）" in html and "保存这个赛程" in html
+    assert "轻纺楼一楼 5号 08:30" in html  # table tennis on its own tables
+    assert not Match.objects.filter(scheduled_at__isnull=False).exists()  # nothing yet
+    fingerprint = re.search(r'name="fingerprint" value="([^"]+)"', html).group(1)
+    response = client.post(url, {"action": "save", "fingerprint": fingerprint}, follow=True)
+    assert "全天赛程已保存。" in response.content.decode()
+    assert "没有冲突；每场都有时间、场地和裁判。" in response.content.decode()
+    assert HallDuty.objects.exists()
+
+
+def test_bad_settings_are_refused_with_their_message_and_nothing_is_saved(client, organiser):
+    url = reverse("day:plan", args=[ANHUI])
+    data = page_form(client.get(url).content.decode())
+    badminton = Event.objects.get(tournament__slug=ANHUI, slug="badminton")
+    venue = badminton.tournament.venues.get(name="轻纺楼一楼")
+    data |= {
+        "day-breaks": "午饭",
+        f"event-{badminton.pk}-minutes": "3",
+        f"event-{badminton.pk}-hall-{venue.pk}": "1-12",
+        "day-ends_at": "07:00",
+    }
+    response = client.post(url, data)
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "休息时段“午饭”无法识别" in html
+    assert "每场时长须是5到600之间的整数" in html
+    assert "“1-12”不是轻纺楼一楼的桌号（1到8" in html
+    assert "当天结束须晚于开始。" in html
+    assert DayPlan.objects.get(tournament__slug=ANHUI).breaks == "12:00-13:30"
+    assert EventHall.objects.get(event=badminton).places == "1-4"
+    assert Event.objects.get(pk=badminton.pk).match_minutes is None
+
+
+def test_a_plan_changed_meanwhile_is_shown_again_not_saved(client, organiser):
+    url = reverse("day:plan", args=[ANHUI])
+    response = client.post(url, {"action": "save", "fingerprint": "stale"})
+    assert response.status_code == 409
+    assert "请查看新的排法后再保存" in response.content.decode()
+    assert not Match.objects.filter(scheduled_at__isnull=False).exists()
+
+
+def test_only_the_organiser_plans_the_day(client, demo):
+    url = reverse("day:plan", args=[ANHUI])
+    assert client.get(url).status_code in (302, 403)
+    client.force_login(get_user_model().objects.create_user("someone"))
+    assert client.get(url).status_code == 403
+
+
+def test_everyone_sees_the_day_by_hall_and_time_and_its_json(
+    client, demo, django_assert_max_num_queries
+):
+    from django.core.management import call_command
+
+    call_command("schedule_day", ANHUI, stdout=StringIO())
+    with django_assert_max_num_queries(20):
+        response = client.get(reverse("day:timeline", args=[ANHUI]))
+    html = response.content.decode()
+    assert response.status_code == 200
+    for hall in ("轻纺楼四楼会议室", "轻纺楼3A09", "轻纺楼一楼"):
+        assert hall in html
+    assert "羽毛球 · 1/8决赛" in html and "裁判 " in html
+    assert 'hx-trigger="every' in html
+    partial = client.get(reverse("day:timeline", args=[ANHUI]), HTTP_HX_REQUEST="true")
+    assert partial.content.decode().startswith('\n<div id="timeline-body"') or (
+        'id="timeline-body"' in partial.content.decode()[:200]
+    )
+    data = client.get(reverse("day:json", args=[ANHUI])).json()
+    assert data["tournament"] == ANHUI and isinstance(data["version"], int)
+    first = data["matches"][0]
+    assert set(first) >= {
+        "id",
+        "event",
+        "round",
+        "status",
+        "starts_at",
+        "ends_at",
+        "venue",
+        "tables",
+        "referee",
+        "after",
+        "home",
+        "away",
+    }
+    assert first["starts_at"].endswith("+08:00") and first["referee"]["name"]
+    later = [m for m in data["matches"] if m["after"]]
+    assert later and all(isinstance(a, int) for m in later for a in m["after"])
+    by_id = {m["id"]: m for m in data["matches"]}
+    for m in later:
+        for a in m["after"]:
+            assert by_id[a]["ends_at"] <= m["starts_at"]

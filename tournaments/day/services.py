@@ -253,3 +253,22 @@ def _official_name(read: DayRead, pk) -> str:
 
     found = Official.objects.filter(pk=pk).values_list("name", flat=True).first()
     return found or "—"
+
+
+def clash_keys(day: DayCheck) -> set[tuple]:
+    return {(c.kind, c.first, c.second, str(c.what)) for c in day.clashes}
+
+
+def refuse_new_clashes(tournament: Tournament, before: set[tuple], *, accept: bool) -> list[str]:
+    """After a hand edit (inside its transaction): the clashes it made, each in a sentence
+    naming the other match — or, when the organiser ``accept``s them, none, and both
+    matches of each are marked (``Match.clash_accepted``) until it is resolved."""
+    after = check_day(tournament)
+    new = [c for c in after.clashes if (c.kind, c.first, c.second, str(c.what)) not in before]
+    if not new:
+        return []
+    if accept:
+        ids = {mid for c in new for mid in (c.first, c.second)}
+        Match.objects.filter(pk__in=ids).update(clash_accepted=True)
+        return []
+    return [clash_text(after.read, c) for c in new]

@@ -10,12 +10,15 @@ from tournaments.draw.schedule import MatchPlace, ScheduleEdit, parse_local
 
 
 def read_schedule_form(post, *, rounds, matches, tables) -> tuple[ScheduleEdit, list[str]]:
-    """The schedule page's fields (``round-<id>``, ``venue-<id>``, ``table-<id>``,
+    """The schedule page's fields (``round-<id>``, ``at-<id>``, ``venue-<id>``, ``table-<id>``,
     ``referee-<id>``, ``table-referee-<id>``) for the rounds, matches and team tables shown,
-    as typed values; a value that is not a time or a table number is a problem naming it."""
-    edit, problems = ScheduleEdit(), []
+    as typed values — a field not sent leaves its value as it is; a value that is not a time
+    or a table number is a problem naming it."""
+    edit, problems = ScheduleEdit(accept_clashes=post.get("accept-clashes") == "1"), []
     for r in rounds:
-        raw = post.get(f"round-{r.pk}", "").strip()
+        if f"round-{r.pk}" not in post:
+            continue  # not on the form: stays as it is
+        raw = post[f"round-{r.pk}"].strip()
         try:
             edit.starts[r.pk] = parse_local(raw) if raw else None
         except ValueError:
@@ -30,12 +33,24 @@ def read_schedule_form(post, *, rounds, matches, tables) -> tuple[ScheduleEdit, 
                 _("%(match)s的桌号“%(value)s”必须是正整数。") % {"match": str(m), "value": raw}
             )
             continue
+        at_field, starts_at = f"at-{m.pk}", None
+        if post.get(at_field, "").strip():
+            try:
+                starts_at = parse_local(post[at_field])
+            except ValueError:
+                problems.append(
+                    _("%(match)s的开始时间“%(value)s”无法识别。")
+                    % {"match": str(m), "value": post[at_field]}
+                )
+                continue
         venue_field = f"venue-{m.pk}"
         edit.places[m.pk] = MatchPlace(
             venue_id=_id(post[venue_field]) if venue_field in post else m.venue_id,
-            first_table=first_table,
+            first_table=first_table if f"table-{m.pk}" in post else m.first_table,
             referee_id=_id(post.get(f"referee-{m.pk}", "")),
             set_referee=f"referee-{m.pk}" in post,
+            starts_at=starts_at,
+            set_start=at_field in post,
         )
     for table in tables:
         name = f"table-referee-{table.pk}"

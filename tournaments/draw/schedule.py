@@ -6,10 +6,12 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import sensible_year
+from tournaments.day import services as day_services
 from tournaments.draw import signals
 from tournaments.draw.rules.common import DrawError
 from tournaments.draw.selectors import current_draw
@@ -31,12 +33,20 @@ def auto_schedule(*, event: Event, start, round_minutes: int, venue=None) -> Non
     capacity = (
         (venue.tables // per_match) if venue is not None and venue.tables >= per_match else None
     )
+    before = day_services.clash_keys(day_services.check_day(event.tournament))
     try:
         placed = _place_rounds(draw, start, round_minutes, venue, per_match, capacity)
     except OverflowError:  # a start near the calendar's end, run past it by the rounds
         raise DrawError(
             "calendar_overflow", _("排出的时间超出了日历范围，请检查第一轮开始时间。")
         ) from None
+    clashes = day_services.refuse_new_clashes(event.tournament, before, accept=False)
+    if clashes:
+        raise DrawError(
+            "clashes",
+            _("这样排会与其他项目冲突，未保存（请用“全天赛程”统一安排）：%(clashes)s")
+            % {"clashes": "；".join(clashes[:3]) + ("……" if len(clashes) > 3 else "")},
+        )
     signals.tables_placed.send(sender=None, matches=placed)
     event.bump_version()
 
@@ -85,6 +95,8 @@ def assign_referees_in_order(*, matches, referees) -> int:
     pool = [o for o in referees if o.role == Official.Role.REFEREE]
     if not pool:
         return 0
+    tournament = pool[0].tournament
+    before = day_services.clash_keys(day_services.check_day(tournament))
     count = 0
     by_round: dict[int, int] = {}
     for m in matches:
@@ -95,18 +107,28 @@ def assign_referees_in_order(*, matches, referees) -> int:
         m.referee = pool[n % len(pool)]
         m.save(update_fields=["referee"])
         count += 1
+    clashes = day_services.refuse_new_clashes(tournament, before, accept=False)
+    if clashes:
+        raise DrawError(
+            "clashes",
+            _("按顺序指派会让裁判同时在两处，未保存：%(clashes)s")
+            % {"clashes": "；".join(clashes[:3]) + ("……" if len(clashes) > 3 else "")},
+        )
     return count
 
 
 @dataclass(frozen=True)
 class MatchPlace:
-    """Where and by whom one match is played, as the organiser set it: its venue (None: none),
-    its first table (None: not yet), and — when ``set_referee`` — its referee (None: none)."""
+    """Where, when and by whom one match is played, as the organiser set it: its venue (None:
+    none), its first table (None: not yet), and — when ``set_referee`` and ``set_start`` — its
+    referee and its start (None: none)."""
 
     venue_id: int | None
     first_table: int | None
     referee_id: int | None = None
     set_referee: bool = False
+    starts_at: dt.datetime | None = None  # when ``set_start``: its own start (None: none)
+    set_start: bool = False
 
 
 @dataclass
@@ -118,6 +140,8 @@ class ScheduleEdit:
     starts: dict[int, dt.datetime | None] = field(default_factory=dict)
     places: dict[int, MatchPlace] = field(default_factory=dict)
     table_referees: dict[int, int | None] = field(default_factory=dict)
+    # Keep a clash with another match (of any event) the edit makes, marked on the plan.
+    accept_clashes: bool = False
 
 
 @transaction.atomic
@@ -131,27 +155,36 @@ def save_schedule(*, event: Event, edit: ScheduleEdit) -> list[str]:
     if draw is None:
         raise DrawError("not_drawn", _("本项目还没有抽签。"))
     tournament = event.tournament
+    before = day_services.clash_keys(day_services.check_day(tournament))
     venues = {v.pk: v for v in tournament.venues.all()}
     officials = {o.pk: o for o in tournament.officials.all()}
+    moved: dict[int, dt.timedelta] = {}  # a round's start moved: its matches move with it
     for rnd in Round.objects.filter(stage__draw=draw, pk__in=edit.starts):
-        rnd.starts_at = edit.starts[rnd.pk]
+        new = edit.starts[rnd.pk]
+        if rnd.starts_at and new and new != rnd.starts_at:
+            moved[rnd.pk] = new - rnd.starts_at
+        rnd.starts_at = new
         rnd.save(update_fields=["starts_at"])
     problems, placed = [], []
-    matches = Match.objects.filter(round__stage__draw=draw, pk__in=edit.places).select_related(
-        "home", "away", "round"
-    )
+    matches = Match.objects.filter(
+        Q(pk__in=edit.places) | Q(round_id__in=moved), round__stage__draw=draw
+    ).select_related("home", "away", "round")
     for m in matches.order_by("round__stage__order", "round__number", "group", "index"):
-        place = edit.places[m.pk]
-        m.venue = venues.get(place.venue_id)
-        m.first_table = place.first_table
-        if place.set_referee:
-            m.referee = officials.get(place.referee_id)
+        place = edit.places.get(m.pk)
+        if place is not None:
+            m.venue = venues.get(place.venue_id)
+            m.first_table = place.first_table
+            if place.set_referee:
+                m.referee = officials.get(place.referee_id)
+        m.scheduled_at = _start(m, place, moved, edit.starts)
         problem = _tables_problem(m, event.tables_per_match)
         if problem:
             problems.append(problem)
             continue
-        m.save(update_fields=["first_table", "venue", "referee"])
+        m.save(update_fields=["first_table", "venue", "referee", "scheduled_at"])
         placed.append(m)
+    if not problems:
+        problems = day_services.refuse_new_clashes(tournament, before, accept=edit.accept_clashes)
     if problems:
         transaction.set_rollback(True)
         return problems
@@ -160,6 +193,18 @@ def save_schedule(*, event: Event, edit: ScheduleEdit) -> list[str]:
     signals.table_referees_set.send(sender=None, event=event, referees=table_referees)
     event.bump_version()
     return []
+
+
+def _start(m: Match, place: MatchPlace | None, moved, starts):
+    """A match's start after the edit: its own, as typed; else moved with its round; else,
+    if it had none, its round's."""
+    if place is not None and place.set_start and place.starts_at != m.scheduled_at:
+        return place.starts_at
+    if m.round_id in moved and m.scheduled_at:
+        return m.scheduled_at + moved[m.round_id]
+    if m.scheduled_at is None and starts.get(m.round_id):
+        return starts[m.round_id]
+    return m.scheduled_at
 
 
 def _tables_problem(match: Match, tables_per_match: int) -> str | None:

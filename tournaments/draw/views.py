@@ -216,7 +216,11 @@ def schedule_page(request: HttpRequest, tournament: Tournament, event_slug: str)
                     messages.success(request, _("已按场地桌数自动排定时间和桌号。"))
                     return redirect("draw:schedule", slug=tournament.slug, event_slug=event.slug)
         elif request.POST.get("assign"):
-            count = draw_schedule.assign_referees_in_order(matches=matches, referees=referees)
+            try:
+                count = draw_schedule.assign_referees_in_order(matches=matches, referees=referees)
+            except DrawError as err:
+                messages.error(request, err.message)
+                return redirect("draw:schedule", slug=tournament.slug, event_slug=event.slug)
             if count:
                 event.bump_version()
                 messages.success(

@@ -135,3 +135,76 @@ def test_everyone_sees_the_day_by_hall_and_time_and_its_json(
     for m in later:
         for a in m["after"]:
             assert by_id[a]["ends_at"] <= m["starts_at"]
+
+
+def test_a_hand_edit_that_makes_a_clash_is_refused_naming_the_other_match_unless_accepted(
+    client, organiser
+):
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    call_command("schedule_day", ANHUI, stdout=StringIO())
+    matches = Match.objects.filter(round__stage__event__tournament__slug=ANHUI).exclude(
+        status=Match.Status.BYE
+    )
+    badminton = matches.filter(round__stage__event__slug="badminton").order_by(
+        "scheduled_at", "first_table"
+    )[0]
+    tt = matches.filter(round__stage__event__slug="table-tennis").order_by("scheduled_at")[0]
+    url = reverse("draw:schedule", args=[ANHUI, "table-tennis"])
+    at = timezone.localtime(badminton.scheduled_at)
+    form = {
+        f"round-{tt.round_id}": at.strftime("%Y-%m-%dT%H:%M"),
+        f"venue-{tt.pk}": str(badminton.venue_id),
+        f"table-{tt.pk}": str(badminton.first_table),
+    }
+    response = client.post(url, form)
+    assert response.status_code == 422
+    html = response.content.decode()
+    where = f"轻纺楼一楼 {badminton.first_table}号 {at:%H:%M} 已安排 羽毛球 · 1/8决赛 {badminton}"
+    assert where in html
+    tt.refresh_from_db()
+    assert tt.first_table != badminton.first_table  # nothing saved
+    response = client.post(url, form | {"accept-clashes": "1"})
+    assert response.status_code == 302
+    assert set(Match.objects.filter(clash_accepted=True).values_list("pk", flat=True)) >= {
+        tt.pk,
+        badminton.pk,
+    }
+    html = client.get(reverse("day:timeline", args=[ANHUI])).content.decode()
+    assert "有冲突" in html
+    dashboard = client.get(reverse("manage:dashboard", args=[ANHUI])).content.decode()
+    assert "处赛程冲突" not in dashboard  # accepted: counted no more
+
+
+def test_times_stay_editable_on_an_events_schedule_page(client, organiser):
+    import datetime as dt
+
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    call_command("schedule_day", ANHUI, stdout=StringIO())
+    chess = Match.objects.filter(
+        round__stage__event__tournament__slug=ANHUI, round__stage__event__slug="xiangqi"
+    ).exclude(status=Match.Status.BYE)
+    final = chess.get(round__name="决赛", is_third_place=False)
+    url = reverse("draw:schedule", args=[ANHUI, "xiangqi"])
+    later = timezone.localtime(final.scheduled_at) + dt.timedelta(hours=2)
+    response = client.post(url, {f"at-{final.pk}": later.strftime("%Y-%m-%dT%H:%M")})
+    assert response.status_code == 302
+    final.refresh_from_db()
+    assert timezone.localtime(final.scheduled_at) == later
+    # A round's start moved: its matches move with it.
+    first = chess.filter(round__number=1).order_by("scheduled_at")
+    times = [m.scheduled_at for m in first]
+    rnd = first[0].round
+    start = timezone.localtime(rnd.starts_at) - dt.timedelta(minutes=30)
+    response = client.post(url, {f"round-{rnd.pk}": start.strftime("%Y-%m-%dT%H:%M")})
+    assert response.status_code in (302, 422)
+    if response.status_code == 302:
+        again = chess.filter(round__number=1).order_by("scheduled_at")
+        assert [m.scheduled_at for m in again] == [t - dt.timedelta(minutes=30) for t in times]
+    else:  # 08:00 is before the day starts for no one; a clash would be named
+        assert "已安排" in response.content.decode() or "冲突" in response.content.decode()
+    response = client.post(url, {f"at-{final.pk}": "明天"})
+    assert response.status_code == 422 and "开始时间“明天”无法识别" in response.content.decode()

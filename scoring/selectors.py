@@ -4,12 +4,12 @@ reports awaiting a deduction."""
 
 from __future__ import annotations
 
-from django.db.models import F, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from scoring.models import CheckIn, Report, TableMatch
-from tournaments.models import Match, Official, Pair
+from tournaments.models import HallDuty, Match, Official, Pair
 
 
 def pair_name(pair: Pair | None) -> str:
@@ -137,9 +137,20 @@ def pending_upheld(table: TableMatch, team: str) -> int:
 
 
 def refereed_by(user) -> Q:
-    """The tables a referee enters: those assigned to them, and those of their ties that
-    are not given to another referee (a table's own referee overrides the tie's)."""
-    return Q(referee__user=user) | Q(referee__isnull=True, match__referee__user=user)
+    """The tables a referee enters: those assigned to them, those of their ties that are
+    not given to another referee (a table's own referee overrides the tie's), and those of
+    the matches planned to start in a hall while they are on duty there (``HallDuty``)."""
+    on_duty = HallDuty.objects.filter(
+        official__user=user,
+        venue=OuterRef("match__venue"),
+        starts_at__lte=OuterRef("match__scheduled_at"),
+        ends_at__gt=OuterRef("match__scheduled_at"),
+    )
+    return (
+        Q(referee__user=user)
+        | Q(referee__isnull=True, match__referee__user=user)
+        | Q(Exists(on_duty))
+    )
 
 
 def referee_tables(tournament, user) -> list[TableMatch]:

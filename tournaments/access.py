@@ -12,7 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
-from tournaments.models import Entry, Event, Official, Tournament, Unit
+from tournaments.models import Entry, Event, HallDuty, Official, Tournament, Unit
 
 
 def is_organiser(user, tournament: Tournament) -> bool:
@@ -104,14 +104,31 @@ def referee_user_ids(table) -> set[int]:
     """The login of the official assigned to this table, else of its tie's official: a
     tie's referee covers its tables, a table's own referee overrides the tie's for that
     table (Official.user; an official without a login yet enters nothing until their
-    one-time link is used). ``scoring.selectors.refereed_by`` is the same rule as a query."""
+    one-time link is used) — and the officials on duty in its hall then.
+    ``scoring.selectors.refereed_by`` is the same rule as a query."""
     official_id = table.referee_id or table.match.referee_id
-    if official_id is None:
+    ids = set()
+    if official_id is not None:
+        ids |= set(
+            Official.objects.filter(pk=official_id, user__isnull=False).values_list(
+                "user_id", flat=True
+            )
+        )
+    return ids | hall_official_user_ids(table.match)
+
+
+def hall_official_user_ids(match) -> set[int]:
+    """The logins of the officials on duty in the match's hall when it is planned to start
+    (``HallDuty``): in their window they enter and confirm any match there."""
+    if not match.venue_id or not match.scheduled_at:
         return set()
     return set(
-        Official.objects.filter(pk=official_id, user__isnull=False).values_list(
-            "user_id", flat=True
-        )
+        HallDuty.objects.filter(
+            venue_id=match.venue_id,
+            starts_at__lte=match.scheduled_at,
+            ends_at__gt=match.scheduled_at,
+            official__user__isnull=False,
+        ).values_list("official__user_id", flat=True)
     )
 
 

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_safe
 from scoring.selectors import TABLE_STATE_LABELS, referee_tables, table_heading, table_state
 from scoring.services.common import side_names
 from tournaments.access import is_chief
-from tournaments.models import Official, Tournament
+from tournaments.models import HallDuty, Official, Tournament
 
 # Tables a referee has nothing more to do at.
 DONE = ("submitted", "confirmed")
@@ -49,6 +49,11 @@ def my_tables(request: HttpRequest, slug: str) -> HttpResponse:
             "tournament": tournament,
             "official": official,
             "tables": tables,
+            "duties": (
+                HallDuty.objects.filter(official=official).select_related("venue")
+                if official
+                else []
+            ),
             "chief": is_chief(request.user, tournament),
         },
     )

@@ -208,3 +208,53 @@ def test_times_stay_editable_on_an_events_schedule_page(client, organiser):
         assert "已安排" in response.content.decode() or "冲突" in response.content.decode()
     response = client.post(url, {f"at-{final.pk}": "明天"})
     assert response.status_code == 422 and "开始时间“明天”无法识别" in response.content.decode()
+
+
+def test_an_official_on_duty_in_a_hall_enters_any_match_there_and_sees_it_on_my_tables(
+    client, demo
+):
+    from django.core.management import call_command
+
+    from scoring.models import TableMatch
+    from scoring.services.tables import ensure_tables
+    from tournaments.access import can_enter_table
+
+    call_command("schedule_day", ANHUI, stdout=StringIO())
+    anhui = Tournament.objects.get(slug=ANHUI)
+    duty = HallDuty.objects.filter(venue__name="轻纺楼一楼").order_by("starts_at").first()
+    user = get_user_model().objects.create_user("hall-referee")
+    Official.objects.filter(pk=duty.official_id).update(user=user)
+    inside = (
+        Match.objects.filter(
+            venue=duty.venue,
+            scheduled_at__gte=duty.starts_at,
+            scheduled_at__lt=duty.ends_at,
+            home__isnull=False,
+            away__isnull=False,
+        )
+        .order_by("scheduled_at")
+        .first()
+    )
+    elsewhere = (
+        Match.objects.filter(
+            round__stage__event__tournament=anhui, home__isnull=False, away__isnull=False
+        )
+        .exclude(venue=duty.venue)
+        .exclude(referee__user=user)
+        .first()
+    )
+    table = ensure_tables(inside)[0]
+    other = ensure_tables(elsewhere)[0]
+    assert inside.referee_id is None  # nobody named for the match itself
+    assert can_enter_table(user, TableMatch.objects.get(pk=table.pk))
+    covering_other = HallDuty.objects.filter(
+        official=duty.official,
+        venue=elsewhere.venue,
+        starts_at__lte=elsewhere.scheduled_at,
+        ends_at__gt=elsewhere.scheduled_at,
+    ).exists()
+    assert can_enter_table(user, TableMatch.objects.get(pk=other.pk)) == covering_other
+    client.force_login(user)
+    html = client.get(reverse("scoring:my-tables", args=[ANHUI])).content.decode()
+    assert "场地执裁：轻纺楼一楼" in html
+    assert f"/tables/{table.pk}/" in html

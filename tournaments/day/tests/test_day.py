@@ -161,6 +161,11 @@ def test_the_command_refuses_an_unknown_tournament_and_a_bad_time(db):
 
     with pytest.raises(CommandError):
         call_command("schedule_day", "nowhere")
+    Tournament.objects.create(
+        slug="empty", name="空", notice_title="通知", starts_on=dt.date(2026, 5, 1)
+    )
+    with pytest.raises(CommandError, match="HH:MM"):
+        call_command("schedule_day", "empty", "--from", "25:00")
 
 
 def test_a_referee_off_duty_is_not_placed(anhui):

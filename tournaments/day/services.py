@@ -259,12 +259,19 @@ def clash_keys(day: DayCheck) -> set[tuple]:
     return {(c.kind, c.first, c.second, str(c.what)) for c in day.clashes}
 
 
-def refuse_new_clashes(tournament: Tournament, before: set[tuple], *, accept: bool) -> list[str]:
+def refuse_new_clashes(
+    tournament: Tournament, before: set[tuple], *, accept: bool, across_events: bool = False
+) -> list[str]:
     """After a hand edit (inside its transaction): the clashes it made, each in a sentence
     naming the other match — or, when the organiser ``accept``s them, none, and both
-    matches of each are marked (``Match.clash_accepted``) until it is resolved."""
+    matches of each are marked (``Match.clash_accepted``) until it is resolved.
+    ``across_events``: only those between two events (an event's own automatic schedule
+    keeps the round length the organiser chose; its own clashes are counted, not refused)."""
     after = check_day(tournament)
     new = [c for c in after.clashes if (c.kind, c.first, c.second, str(c.what)) not in before]
+    if across_events:
+        event_of = {m.id: m.event for m in after.read.matches}
+        new = [c for c in new if event_of.get(c.first) != event_of.get(c.second)]
     if not new:
         return []
     if accept:

@@ -40,7 +40,9 @@ def auto_schedule(*, event: Event, start, round_minutes: int, venue=None) -> Non
         raise DrawError(
             "calendar_overflow", _("排出的时间超出了日历范围，请检查第一轮开始时间。")
         ) from None
-    clashes = day_services.refuse_new_clashes(event.tournament, before, accept=False)
+    clashes = day_services.refuse_new_clashes(
+        event.tournament, before, accept=False, across_events=True
+    )
     if clashes:
         raise DrawError(
             "clashes",

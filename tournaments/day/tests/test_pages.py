@@ -258,3 +258,23 @@ def test_an_official_on_duty_in_a_hall_enters_any_match_there_and_sees_it_on_my_
     html = client.get(reverse("scoring:my-tables", args=[ANHUI])).content.decode()
     assert "场地执裁：轻纺楼一楼" in html
     assert f"/tables/{table.pk}/" in html
+
+
+def test_an_events_automatic_schedule_that_would_clash_with_another_event_is_refused(
+    client, organiser
+):
+    from django.core.management import call_command
+
+    call_command("schedule_day", ANHUI, stdout=StringIO())
+    hall = Tournament.objects.get(slug=ANHUI).venues.get(name="轻纺楼一楼")
+    chess = Match.objects.filter(round__stage__event__slug="xiangqi")
+    before = dict(chess.values_list("pk", "venue_id"))
+    # Chess moved into the ball hall at 08:30: onto the badminton courts.
+    response = client.post(
+        reverse("draw:schedule", args=[ANHUI, "xiangqi"]),
+        {"auto": "1", "start": "2021-01-27T08:30", "minutes": "50", "venue": hall.pk},
+    )
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "这样排会与其他项目冲突，未保存" in html and "羽毛球" in html
+    assert dict(chess.values_list("pk", "venue_id")) == before

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.day import clashes as day_clashes
@@ -27,6 +28,8 @@ class Slot:
     referee: Official | None
     after: tuple[int, ...]
     clashes: list[str] = field(default_factory=list)  # the kinds it is part of
+    overrun: bool = False  # still going past its planned end
+    pushes: list[Match] = field(default_factory=list)  # what it holds up, if it overruns
 
     @property
     def places(self) -> tuple[int, ...]:
@@ -85,6 +88,7 @@ def timeline(tournament: Tournament) -> Timeline:
         )
     for hall in halls.values():
         hall.slots.sort(key=lambda s: (s.booking.start, s.places, s.match.pk))
+    _overruns([slot for hall in halls.values() for slot in hall.slots], timezone.now())
     unscheduled = [read.rows[mid] for mid in check.unscheduled]
     version = sum(e.version for e in read.event_rows.values()) + len(read.event_rows)
     return Timeline(
@@ -94,6 +98,27 @@ def timeline(tournament: Tournament) -> Timeline:
         len(check.open_clashes),
         version,
     )
+
+
+def _overruns(slots: list[Slot], now) -> None:
+    """A match still in progress after its planned end holds up the next match on each of
+    its courts or tables and every match waiting for its result."""
+    for slot in slots:
+        if slot.match.status != Match.Status.IN_PROGRESS or now <= slot.ends_at:
+            continue
+        slot.overrun = True
+        held = []
+        for other in slots:
+            if other is slot or other.match.is_decided or other.booking.start < slot.booking.start:
+                continue
+            waits = slot.match.pk in other.after
+            same_court = other.booking.hall == slot.booking.hall and set(other.places) & set(
+                slot.places
+            )
+            if waits or same_court:
+                held.append(other)
+        # The next on each court, and everything that waits for it.
+        slot.pushes = [s.match for s in sorted(held, key=lambda s: s.booking.start)][:6]
 
 
 def _side(entry) -> dict | None:

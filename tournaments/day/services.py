@@ -9,6 +9,7 @@ schedule as it is saved (:mod:`tournaments.day.clashes`).
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from dataclasses import dataclass, field
 
@@ -49,6 +50,12 @@ def propose(tournament: Tournament, *, from_minute: int | None = None) -> Propos
     proposal.fingerprint = _fingerprint(plan)
     proposal.warnings = list(read.problems) + _warnings(read, plan)
     return proposal
+
+
+def minute_now(tournament: Tournament) -> int:
+    """Now, in minutes from the midnight of the tournament's day (negative the day before)."""
+    midnight = timezone.make_aware(dt.datetime.combine(tournament.starts_on, dt.time(0)))
+    return int((timezone.now() - midnight).total_seconds() // 60)
 
 
 def _fingerprint(plan: planner.Plan) -> str:

@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
+from guandan_cup.inputs import whole_number
 from tournaments.access import get_public_tournament, is_organiser, organiser_required
 from tournaments.day import selectors, services
 from tournaments.day.forms import DaySettings
@@ -38,6 +39,10 @@ def _rows(proposal: services.Proposal) -> list[dict]:
     return rows
 
 
+def _from_now(tournament: Tournament) -> int:
+    return min(max(services.minute_now(tournament), 0), 48 * 60)
+
+
 @organiser_required
 @require_http_methods(["GET", "POST"])
 def plan_page(request: HttpRequest, tournament: Tournament) -> HttpResponse:
@@ -52,12 +57,20 @@ def plan_page(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             settings = DaySettings(tournament)
         else:
             status = 422
+    elif action == "replan":
+        # The day runs late (or early): the rest of it from now; what has started stays.
+        proposal = services.propose(tournament, from_minute=_from_now(tournament))
     elif action == "save":
+        from_minute = whole_number(request.POST.get("from_minute", ""), maximum=48 * 60)
         try:
-            services.save_plan(tournament, fingerprint=request.POST.get("fingerprint", ""))
+            services.save_plan(
+                tournament,
+                fingerprint=request.POST.get("fingerprint", ""),
+                from_minute=from_minute,
+            )
         except services.PlanError as err:
             problems.append(err.message)
-            proposal = services.propose(tournament)
+            proposal = services.propose(tournament, from_minute=from_minute)
             status = 409
         else:
             messages.success(request, _("全天赛程已保存。"))
@@ -71,6 +84,11 @@ def plan_page(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "settings": settings,
             "proposal": proposal,
             "rows": _rows(proposal) if proposal else [],
+            "replan_from": (
+                proposal.read.at(proposal.from_minute)
+                if proposal and proposal.from_minute is not None
+                else None
+            ),
             "ends_at": (
                 proposal.read.at(proposal.plan.ends)
                 if proposal and proposal.plan.ends is not None

@@ -278,3 +278,41 @@ def test_an_events_automatic_schedule_that_would_clash_with_another_event_is_ref
     html = response.content.decode()
     assert "这样排会与其他项目冲突，未保存" in html and "羽毛球" in html
     assert dict(chess.values_list("pk", "venue_id")) == before
+
+
+def test_when_the_day_runs_late_the_overrun_shows_what_it_holds_up_and_the_rest_is_replanned(
+    client, organiser, monkeypatch
+):
+    import datetime as dt
+
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    from tournaments.day import selectors
+
+    call_command("schedule_day", ANHUI, stdout=StringIO())
+    chess = Match.objects.filter(round__stage__event__slug="xiangqi").exclude(
+        status=Match.Status.BYE
+    )
+    first = chess.filter(round__number=1).order_by("scheduled_at", "first_table")[0]
+    Match.objects.filter(pk=first.pk).update(status=Match.Status.IN_PROGRESS)
+    # 09:40 in Hefei: the 08:30 chess match (45 minutes) is still going.
+    now = timezone.make_aware(dt.datetime(2021, 1, 27, 9, 40))
+    monkeypatch.setattr(selectors.timezone, "now", lambda: now)
+    html = client.get(reverse("day:timeline", args=[ANHUI])).content.decode()
+    assert "超时 · 顺延：" in html and "1/4决赛" in html[html.index("超时 · 顺延：") :]
+    url = reverse("day:plan", args=[ANHUI])
+    response = client.post(url, {"action": "replan"})
+    html = response.content.decode()
+    assert "从09:40起重排：已开始或已结束的比赛不动。" in html
+    fingerprint = re.search(r'name="fingerprint" value="([^"]+)"', html).group(1)
+    from_minute = re.search(r'name="from_minute" value="(\d+)"', html).group(1)
+    assert from_minute == str(9 * 60 + 40)
+    response = client.post(
+        url, {"action": "save", "fingerprint": fingerprint, "from_minute": from_minute}
+    )
+    assert response.status_code == 302
+    started = Match.objects.get(pk=first.pk)
+    assert started.scheduled_at == first.scheduled_at  # left alone
+    pending = chess.filter(status=Match.Status.PENDING)
+    assert all(m.scheduled_at >= now for m in pending)

@@ -1158,6 +1158,7 @@ READ_ONLY = {
     "tournaments:detail",
     "tournaments:notice-pdf",
     "documents:results-pdf",
+    "documents:day-pdf",
     "documents:draw-pdf",
     "documents:bracket-pdf",
     "documents:scoresheets-pdf",
@@ -1200,6 +1201,7 @@ NOT_THE_APPS = {
 DOWNLOADS = {
     "tournaments:notice-pdf",
     "documents:results-pdf",
+    "documents:day-pdf",
     "documents:draw-pdf",
     "documents:bracket-pdf",
     "documents:scoresheets-pdf",

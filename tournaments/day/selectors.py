@@ -41,6 +41,14 @@ class HallDay:
     id: int
     name: str
     slots: list[Slot]
+    duties: list = field(default_factory=list)  # (name, starts_at, ends_at) of its officials
+
+
+@dataclass
+class _Duty:
+    name: str
+    starts_at: object
+    ends_at: object
 
 
 @dataclass
@@ -59,7 +67,7 @@ def _on_duty(read: DayRead, officials, booking: planner.Booking) -> Official | N
     return None
 
 
-def timeline(tournament: Tournament) -> Timeline:
+def timeline(tournament: Tournament, *, with_duties: bool = False) -> Timeline:
     read = read_day(tournament)
     check = check_day(tournament, read)
     officials = {o.pk: o for o in Official.objects.filter(tournament=tournament)}
@@ -89,6 +97,12 @@ def timeline(tournament: Tournament) -> Timeline:
     for hall in halls.values():
         hall.slots.sort(key=lambda s: (s.booking.start, s.places, s.match.pk))
     _overruns([slot for hall in halls.values() for slot in hall.slots], timezone.now())
+    if with_duties:
+        for duty in read.duties:
+            if duty.hall in halls and duty.official in officials:
+                halls[duty.hall].duties.append(
+                    _Duty(officials[duty.official].name, read.at(duty.start), read.at(duty.end))
+                )
     unscheduled = [read.rows[mid] for mid in check.unscheduled]
     version = sum(e.version for e in read.event_rows.values()) + len(read.event_rows)
     return Timeline(

@@ -7,6 +7,7 @@ from tournaments.documents import views
 app_name = "documents"
 urlpatterns = [
     path("results.pdf", views.results_pdf, name="results-pdf"),
+    path("schedule.pdf", views.day_pdf, name="day-pdf"),
     path("<slug:event_slug>/draw.pdf", views.draw_pdf, name="draw-pdf"),
     path("<slug:event_slug>/bracket.pdf", views.bracket_pdf, name="bracket-pdf"),
     path("<slug:event_slug>/scoresheets.pdf", views.scoresheets_pdf, name="scoresheets-pdf"),

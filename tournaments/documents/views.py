@@ -5,6 +5,7 @@ from django.views.decorators.http import require_safe
 
 from guandan_cup.inputs import SMALL_INT, whole_number
 from tournaments.access import get_event, get_public_tournament
+from tournaments.day import selectors as day_selectors
 from tournaments.documents import build as documents
 from tournaments.documents.pdf import pdf_response, render_pdf
 from tournaments.documents.unit_results import unit_results_context
@@ -54,3 +55,17 @@ def results_pdf(request: HttpRequest, slug: str) -> HttpResponse:
     tournament = get_public_tournament(request, slug)
     context = {**documents.results_context(tournament), **unit_results_context(tournament)}
     return _send(request, "pdf/results.html", context, f"{slug}-results.pdf")
+
+
+@require_safe
+def day_pdf(request: HttpRequest, slug: str) -> HttpResponse:
+    """The day plan for the wall: one page per hall, A4 landscape (``?size=A3`` for A3)."""
+    tournament = get_public_tournament(request, slug)
+    size = "A3" if request.GET.get("size", "").upper() == "A3" else "A4"
+    context = {
+        "tournament": tournament,
+        "line": day_selectors.timeline(tournament, with_duties=True),
+        "page_size": size,
+        "font_pt": 11 if size == "A3" else 9,
+    }
+    return _send(request, "pdf/day.html", context, f"{slug}-schedule.pdf")

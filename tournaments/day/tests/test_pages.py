@@ -316,3 +316,25 @@ def test_when_the_day_runs_late_the_overrun_shows_what_it_holds_up_and_the_rest_
     assert started.scheduled_at == first.scheduled_at  # left alone
     pending = chess.filter(status=Match.Status.PENDING)
     assert all(m.scheduled_at >= now for m in pending)
+
+
+def test_the_day_plan_prints_one_page_per_hall_for_the_wall(client, demo):
+    import io
+
+    from django.core.management import call_command
+    from pypdf import PdfReader
+
+    call_command("schedule_day", ANHUI, stdout=StringIO())
+    for size in ("", "A3"):
+        response = client.get(reverse("documents:day-pdf", args=[ANHUI]), {"size": size})
+        assert response["Content-Type"] == "application/pdf"
+        reader = PdfReader(io.BytesIO(response.content))
+        # Each hall from a page of its own (四楼会议室, 3A09, 一楼), its header on each.
+        assert 3 <= len(reader.pages) <= 6
+        first = reader.pages[0]
+        assert first.mediabox.width > first.mediabox.height  # landscape
+        text = "".join(page.extract_text() for page in reader.pages)
+        for words in ("全天赛程 · 轻纺楼一楼", "羽毛球 · 1/8决赛", "场地执裁：", "掼蛋 · 决赛"):
+            assert words in text
+        for hall in ("轻纺楼四楼会议室", "轻纺楼3A09", "轻纺楼一楼"):
+            assert sum(f"全天赛程 · {hall}" in page.extract_text() for page in reader.pages) == 1

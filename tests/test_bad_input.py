@@ -1153,6 +1153,7 @@ READ_ONLY = {
     "tournaments:list",
     "day:timeline",
     "day:json",
+    "day:hall-screen",
     "standings:page",
     "standings:json",
     "tournaments:detail",
@@ -1499,6 +1500,7 @@ def test_a_post_to_a_page_that_only_reads_changes_nothing(client, world, name, f
         "scoring:table-qr": [world.nantong.slug, "guandan", world.table.pk],
         "day:timeline": [world.nantong.slug],
         "day:json": [world.nantong.slug],
+        "day:hall-screen": [world.nantong.slug, world.nantong.venues.first().pk],
     }
     before = snapshot()
     response = post(client, reverse(name, args=urls[name]), form, htmx=False, upload=False)

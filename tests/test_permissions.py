@@ -353,6 +353,7 @@ ARGS: dict[str, Callable] = {
     "day:plan": _nantong,
     "day:timeline": _nantong,
     "day:json": _nantong,
+    "day:hall-screen": lambda w: {"slug": w.nantong.slug, "venue_id": w.nantong.venues.first().pk},
 }
 
 # Every pattern of the site, by what it does. Read-only URLs answer 405 to a POST (checked
@@ -381,6 +382,7 @@ PUBLIC = {
     "scoring:table-qr",
     "day:timeline",
     "day:json",
+    "day:hall-screen",
 }
 READ_ONLY = PUBLIC | {
     # behind a login (their rows are in the matrix too)

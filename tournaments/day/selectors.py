@@ -177,3 +177,31 @@ KIND_LABELS = {
     day_clashes.ENTRANT: _("选手冲突"),
     day_clashes.ORDER: _("先后顺序"),
 }
+
+
+@dataclass
+class Court:
+    number: int
+    now: Slot | None
+    next: Slot | None
+
+
+def hall_screen(tournament: Tournament, venue_id: int) -> tuple[HallDay | None, list[Court]]:
+    """The hall projector's page: each court or table of one hall, across every event — the
+    match on it now (in progress, or planned for now) and the next one."""
+    line = timeline(tournament)
+    hall = next((h for h in line.halls if h.id == venue_id), None)
+    if hall is None:
+        return None, []
+    now = timezone.now()
+    numbers = sorted({p for slot in hall.slots for p in slot.places})
+    courts = []
+    for number in numbers:
+        on = [s for s in hall.slots if number in s.places and not s.match.is_decided]
+        current = next(
+            (s for s in on if s.match.status == Match.Status.IN_PROGRESS),
+            next((s for s in on if s.starts_at <= now < s.ends_at), None),
+        )
+        later = [s for s in on if s is not current]
+        courts.append(Court(number, current, later[0] if later else None))
+    return hall, courts

@@ -10,4 +10,5 @@ urlpatterns = [
     path("manage/day/", views.plan_page, name="plan"),
     path("schedule/", views.timeline_page, name="timeline"),
     path("schedule.json", views.timeline_json, name="json"),
+    path("schedule/halls/<int:venue_id>/", views.hall_screen_page, name="hall-screen"),
 ]

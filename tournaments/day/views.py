@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
@@ -126,3 +126,21 @@ def timeline_json(request: HttpRequest, slug: str) -> JsonResponse:
     return JsonResponse(
         selectors.schedule_json(tournament), json_dumps_params={"ensure_ascii": False}
     )
+
+
+@require_safe
+def hall_screen_page(request: HttpRequest, slug: str, venue_id: int) -> HttpResponse:
+    """The hall projector: one hall across every event, each court now and next."""
+    tournament = get_public_tournament(request, slug)
+    hall, courts = selectors.hall_screen(tournament, venue_id)
+    if hall is None:
+        raise Http404("No such hall on the plan")
+    context = {
+        "tournament": tournament,
+        "hall": hall,
+        "courts": courts,
+        "poll_seconds": POLL_SECONDS,
+    }
+    if request.htmx:
+        return render(request, "tournaments/day/hall_screen.html#hall_body", context)
+    return render(request, "tournaments/day/hall_screen.html", context)

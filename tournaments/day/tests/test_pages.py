@@ -338,3 +338,29 @@ def test_the_day_plan_prints_one_page_per_hall_for_the_wall(client, demo):
             assert words in text
         for hall in ("轻纺楼四楼会议室", "轻纺楼3A09", "轻纺楼一楼"):
             assert sum(f"全天赛程 · {hall}" in page.extract_text() for page in reader.pages) == 1
+
+
+def test_the_hall_projector_shows_each_court_now_and_next_across_events(client, demo, monkeypatch):
+    import datetime as dt
+
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    from tournaments.day import selectors
+
+    call_command("schedule_day", ANHUI, stdout=StringIO())
+    hall = Tournament.objects.get(slug=ANHUI).venues.get(name="轻纺楼一楼")
+    playing = Match.objects.filter(venue=hall, first_table=5).order_by("scheduled_at")[0]
+    Match.objects.filter(pk=playing.pk).update(status=Match.Status.IN_PROGRESS)
+    monkeypatch.setattr(
+        selectors.timezone, "now", lambda: timezone.make_aware(dt.datetime(2021, 1, 27, 8, 40))
+    )
+    url = reverse("day:hall-screen", args=[ANHUI, hall.pk])
+    html = client.get(url).content.decode()
+    rows = re.findall(r"<tr>\s*<th scope=\"row\">(.*?)</tr>", html, re.S)
+    assert len(rows) == 8  # courts 1–4 (badminton) and tables 5–8 (table tennis)
+    assert "羽毛球 · 1/8决赛" in rows[0] and "乒乓球 · 1/8决赛" in rows[4]
+    assert str(playing) in rows[4] and "进行中" in rows[4]
+    assert client.get(reverse("day:hall-screen", args=[ANHUI, 999999])).status_code == 404
+    timeline = client.get(reverse("day:timeline", args=[ANHUI])).content.decode()
+    assert url in timeline

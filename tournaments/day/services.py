@@ -204,7 +204,12 @@ def match_text(read: DayRead, mid: int) -> str:
 
 
 def place_text(read: DayRead, booking: planner.Booking) -> str:
-    """一楼 3号场 08:30 (or 1–3号桌 for a team tie)."""
+    """一楼 3号 08:30 (or 1–3号 for a team tie)."""
+    return f"{where_text(read, booking)} {read.at(booking.start):%H:%M}"
+
+
+def where_text(read: DayRead, booking: planner.Booking) -> str:
+    """一楼 3号 (or 1–3号 for a team tie)."""
     hall = next(h.name for h in read.halls if h.id == booking.hall)
     places = booking.places
     if not places:
@@ -217,7 +222,7 @@ def place_text(read: DayRead, booking: planner.Booking) -> str:
             "first": places[0],
             "last": places[-1],
         }
-    return f"{where} {read.at(booking.start):%H:%M}"
+    return where
 
 
 def clash_text(read: DayRead, clash: clashes.Clash) -> str:

@@ -28,7 +28,7 @@ def _rows(proposal: services.Proposal) -> list[dict]:
         rows.append(
             {
                 "hall": next(h.name for h in read.halls if h.id == booking.hall),
-                "place": services.place_text(read, booking),
+                "place": services.where_text(read, booking),
                 "starts": read.at(booking.start),
                 "ends": read.at(booking.end),
                 "match": services.match_text(read, booking.match),

@@ -46,7 +46,7 @@ def test_the_organiser_previews_the_day_then_saves_it_in_one_tap(client, organis
     assert response.status_code == 200
     html = response.content.decode()
     assert "排法预览（尚未保存）" in html and "保存这个赛程" in html
-    assert "轻纺楼一楼 5号 08:30" in html  # table tennis on its own tables
+    assert "<td>轻纺楼一楼 5号</td><td>08:30–08:50" in html  # table tennis on its own tables
     assert not Match.objects.filter(scheduled_at__isnull=False).exists()  # nothing yet
     fingerprint = re.search(r'name="fingerprint" value="([^"]+)"', html).group(1)
     response = client.post(url, {"action": "save", "fingerprint": fingerprint}, follow=True)

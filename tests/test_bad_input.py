@@ -920,6 +920,17 @@ ENDPOINTS: dict[str, Endpoint] = {
         lambda w, d: reverse("draw:schedule", args=[w.nantong.slug, "guandan"]),
         _schedule_data,
     ),
+    "day:queue": Endpoint(
+        "chief",
+        "nantong",
+        lambda w, d: reverse("day:queue", args=[w.nantong.slug, w.nantong.venues.first().pk]),
+        lambda w: form(
+            {
+                "action": value("call", "hold", "release", "front"),
+                "match": value(w.table.match_id),
+            }
+        ),
+    ),
     "day:plan": Endpoint(
         "organiser",
         "nantong",

@@ -210,6 +210,11 @@ def world(django_db_setup, django_db_blocker):
 # --------------------------------------------------------------------------- URL arguments
 
 
+def _match_in_first_venue(w) -> dict:
+    Match.objects.filter(pk=w.table.match_id).update(venue=w.nantong.venues.first())
+    return {}
+
+
 def _day_fingerprint(w) -> str:
     from tournaments.day.services import propose
 
@@ -354,6 +359,7 @@ ARGS: dict[str, Callable] = {
     "day:timeline": _nantong,
     "day:json": _nantong,
     "day:hall-screen": lambda w: {"slug": w.nantong.slug, "venue_id": w.nantong.venues.first().pk},
+    "day:queue": lambda w: {"slug": w.nantong.slug, "venue_id": w.nantong.venues.first().pk},
 }
 
 # Every pattern of the site, by what it does. Read-only URLs answer 405 to a POST (checked
@@ -453,6 +459,7 @@ WRITING = {
     "draw:undo",
     "draw:schedule",
     "day:plan",
+    "day:queue",
 }
 
 
@@ -1079,6 +1086,15 @@ MATRIX: list[Row] = [
         done=lambda w: fresh(w.table).time_called_at is not None,
     ),
     Row("GET", "scoring:whistle", LOGGED_IN_405),
+    Row("GET", "day:queue", CHIEF),
+    Row(
+        "POST",
+        "day:queue",
+        CHIEF,
+        data=lambda w: {"action": "hold", "match": str(w.table.match_id)},
+        prepare=lambda w: _match_in_first_venue(w),
+        done=lambda w: fresh(w.table.match).queue_held,
+    ),
     Row(
         "POST",
         "scoring:checkin",

@@ -11,4 +11,5 @@ urlpatterns = [
     path("schedule/", views.timeline_page, name="timeline"),
     path("schedule.json", views.timeline_json, name="json"),
     path("schedule/halls/<int:venue_id>/", views.hall_screen_page, name="hall-screen"),
+    path("referee/halls/<int:venue_id>/queue/", views.queue_page, name="queue"),
 ]

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods, require_safe
 
 from guandan_cup.inputs import whole_number
-from tournaments.access import get_public_tournament, is_organiser, organiser_required
+from tournaments.access import get_public_tournament, is_chief, is_organiser, organiser_required
+from tournaments.day import queue as day_queue
 from tournaments.day import selectors, services
 from tournaments.day.forms import DaySettings
 from tournaments.live.http import POLL_SECONDS
-from tournaments.models import Tournament
+from tournaments.models import Match, Tournament
 
 
 def _rows(proposal: services.Proposal) -> list[dict]:
@@ -144,3 +149,53 @@ def hall_screen_page(request: HttpRequest, slug: str, venue_id: int) -> HttpResp
     if request.htmx:
         return render(request, "tournaments/day/hall_screen.html#hall_body", context)
     return render(request, "tournaments/day/hall_screen.html", context)
+
+
+_QUEUE_REASONS = {
+    "held": _lazy("暂缓"),
+    "entrants": _lazy("对阵未定"),
+    "feeders": _lazy("等待前一场结果"),
+    "resting": _lazy("选手休息中"),
+}
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def queue_page(request: HttpRequest, slug: str, venue_id: int) -> HttpResponse:
+    """叫号: the chief referee's view of a queue hall — what is called to which court, the
+    queue with why a match is not ready yet, and their hands on it (call now, hold, first)."""
+    tournament = get_object_or_404(Tournament, slug=slug)
+    if not is_chief(request.user, tournament):
+        raise PermissionDenied("Chief referees call the queue.")
+    venue = get_object_or_404(tournament.venues, pk=venue_id)
+    if request.method == "POST":
+        action = request.POST.get("action", "")
+        if action == "call":
+            called = day_queue.call_free_courts(venue)
+            messages.success(request, _("已叫号%(n)d场。") % {"n": len(called)})
+        elif action in ("hold", "release", "front"):
+            match_id = whole_number(request.POST.get("match", ""), maximum=2**31)
+            match = get_object_or_404(
+                Match.objects.select_related("round__stage__event"), pk=match_id or 0, venue=venue
+            )
+            if action == "front":
+                day_queue.move_to_front(match)
+            else:
+                day_queue.hold(match, held=action == "hold")
+        return redirect("day:queue", slug=slug, venue_id=venue.pk)
+    now = timezone.now()
+    queue = day_queue.queue_of(venue)
+    for m in queue:
+        reason = day_queue.not_ready_because(m, now)
+        m.queue_reason = _QUEUE_REASONS.get(reason, "")
+    called = list(
+        Match.objects.filter(venue=venue, called_at__isnull=False)
+        .exclude(status__in=[Match.Status.FINISHED, Match.Status.WALKOVER, Match.Status.BYE])
+        .select_related("round__stage__event", "home", "away")
+        .order_by("first_table")
+    )
+    return render(
+        request,
+        "tournaments/day/queue.html",
+        {"tournament": tournament, "venue": venue, "queue": queue, "called": called},
+    )

@@ -7,6 +7,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from tournaments.day import queue as day_queue
 from tournaments.draw import progress, signals
 from tournaments.draw import status as day_status
 from tournaments.draw.plan import AWAY, HOME, ResultError
@@ -44,6 +45,7 @@ def record_result(
     progress.settle([match])
     stage.event.bump_version()
     day_status.follow_status(stage.event.tournament)
+    day_queue.after_result(match)  # a hall that calls by queue: its court is free
     return match
 
 

@@ -200,6 +200,11 @@ class Match(models.Model):
     # The organiser kept a clash of this match's time, place or official on purpose: the
     # plan shows it marked until it is resolved.
     clash_accepted = models.BooleanField(_("接受冲突"), default=False)
+    # A hall that calls by queue (Venue.by_queue): when this match was called to its court,
+    # whether the chief referee holds it back, and its place in the queue set by the chief.
+    called_at = models.DateTimeField(_("叫号时间"), null=True, blank=True)
+    queue_held = models.BooleanField(_("暂缓叫号"), default=False)
+    queue_position = models.IntegerField(_("叫号顺序"), null=True, blank=True)
     needs_review = models.BooleanField(_("待复核"), default=False)
     review_note = models.CharField(_("复核说明"), max_length=300, blank=True)
 

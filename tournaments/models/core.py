@@ -228,6 +228,11 @@ class Venue(models.Model):
     name = models.CharField(_("场地名称"), max_length=200)
     tables = models.PositiveIntegerField(_("桌数/场地数"), default=0)
     order = models.PositiveIntegerField(_("顺序"), default=0)
+    by_queue = models.BooleanField(
+        _("按空场叫号"),
+        default=False,
+        help_text=_("场地空出即叫下一场准备好的比赛，而不是按计划时间（球类场馆常用）"),
+    )
 
     class Meta:
         ordering = ["order", "id"]

@@ -113,7 +113,7 @@ class VenueForm(UniqueNameInTournament, forms.ModelForm):
 
     class Meta:
         model = Venue
-        fields = ["name", "tables", "order"]
+        fields = ["name", "tables", "order", "by_queue"]
 
     def __init__(self, *args, tournament: Tournament, **kwargs):
         super().__init__(*args, **kwargs)

@@ -9,7 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as _lazy
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_safe
 
 from guandan_cup.inputs import whole_number
@@ -152,10 +152,10 @@ def hall_screen_page(request: HttpRequest, slug: str, venue_id: int) -> HttpResp
 
 
 _QUEUE_REASONS = {
-    "held": _lazy("暂缓"),
-    "entrants": _lazy("对阵未定"),
-    "feeders": _lazy("等待前一场结果"),
-    "resting": _lazy("选手休息中"),
+    "held": gettext_lazy("暂缓"),
+    "entrants": gettext_lazy("对阵未定"),
+    "feeders": gettext_lazy("等待前一场结果"),
+    "resting": gettext_lazy("选手休息中"),
 }
 
 

@@ -521,8 +521,16 @@ def _schedule_data(w: World) -> st.SearchStrategy[dict]:
 
 def _day_plan_data(w: World) -> st.SearchStrategy[dict]:
     fields = {
-        "action": value("preview", "save"),
+        "action": value("preview", "save", "replan", "add-duty", "remove-duty"),
         "fingerprint": value("0" * 16),
+        "from_minute": value("600", ""),
+        "official": value(
+            *_ids(w.nantong.officials.values_list("pk", flat=True), w.ids["official"])
+        ),
+        "venue": value(*_ids(w.nantong.venues.values_list("pk", flat=True), w.ids["venue"])),
+        "from": when("08:30", ""),
+        "until": when("12:00", ""),
+        "duty": value("1", ""),
         "day-starts_at": when("08:30", "14:00"),
         "day-ends_at": when("17:30", "18:00"),
         "day-breaks": value("12:00-13:30", "", "12:00-13:30, 15:00-15:10"),

@@ -291,3 +291,41 @@ def refuse_new_clashes(
         Match.objects.filter(pk__in=ids).update(clash_accepted=True)
         return []
     return [clash_text(after.read, c) for c in new]
+
+
+@transaction.atomic
+def add_duty(tournament: Tournament, *, official, venue, starts_at, ends_at) -> HallDuty:
+    """Place an official on a hall for a time by hand; refused when they would be in two
+    halls at once (naming the matches), or when the window is empty."""
+    if not starts_at < ends_at:
+        raise PlanError("empty_window", _("执裁的结束时间须晚于开始时间。"))
+    overlapping = HallDuty.objects.filter(
+        official=official, starts_at__lt=ends_at, ends_at__gt=starts_at
+    ).exclude(venue=venue)
+    if overlapping.exists():
+        other = overlapping.select_related("venue").first()
+        raise PlanError(
+            "two_halls",
+            _("%(name)s此时已在%(hall)s执裁（%(start)s–%(end)s）。")
+            % {
+                "name": official.name,
+                "hall": other.venue.name,
+                "start": f"{timezone.localtime(other.starts_at):%H:%M}",
+                "end": f"{timezone.localtime(other.ends_at):%H:%M}",
+            },
+        )
+    before = clash_keys(check_day(tournament))
+    duty = HallDuty.objects.create(
+        official=official, venue=venue, starts_at=starts_at, ends_at=ends_at
+    )
+    problems = refuse_new_clashes(tournament, before, accept=False)
+    if problems:
+        raise PlanError("clashes", "；".join(problems[:3]))
+    tournament.bump_event_versions()
+    return duty
+
+
+@transaction.atomic
+def remove_duty(tournament: Tournament, duty_id: int) -> None:
+    HallDuty.objects.filter(pk=duty_id, official__tournament=tournament).delete()
+    tournament.bump_event_versions()

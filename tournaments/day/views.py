@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -17,8 +19,9 @@ from tournaments.access import get_public_tournament, is_chief, is_organiser, or
 from tournaments.day import queue as day_queue
 from tournaments.day import selectors, services
 from tournaments.day.forms import DaySettings
+from tournaments.day.read import ON_DUTY_ROLES
 from tournaments.live.http import POLL_SECONDS
-from tournaments.models import Match, Tournament
+from tournaments.models import HallDuty, Match, Tournament
 
 
 def _rows(proposal: services.Proposal) -> list[dict]:
@@ -44,6 +47,37 @@ def _rows(proposal: services.Proposal) -> list[dict]:
     return rows
 
 
+def _add_duty(request: HttpRequest, tournament: Tournament) -> str:
+    """The 场地执裁 form: an official, a hall, from and until (on the tournament's day)."""
+    from tournaments.day.read import parse_breaks
+
+    official = tournament.officials.filter(
+        pk=whole_number(request.POST.get("official", ""), maximum=2**31) or 0
+    ).first()
+    venue = tournament.venues.filter(
+        pk=whole_number(request.POST.get("venue", ""), maximum=2**31) or 0
+    ).first()
+    if official is None or venue is None:
+        return _("请选择裁判和场地。")
+    window = f"{request.POST.get('from', '')}-{request.POST.get('until', '')}"
+    try:
+        ((start, end),) = parse_breaks(window)
+    except ValueError:
+        return _("请填写执裁的开始和结束时间（如 08:30 和 12:00，结束晚于开始）。")
+    day = tournament.starts_on
+    try:
+        services.add_duty(
+            tournament,
+            official=official,
+            venue=venue,
+            starts_at=timezone.make_aware(dt.datetime.combine(day, start)),
+            ends_at=timezone.make_aware(dt.datetime.combine(day, end)),
+        )
+    except services.PlanError as err:
+        return err.message
+    return ""
+
+
 def _from_now(tournament: Tournament) -> int:
     return min(max(services.minute_now(tournament), 0), 48 * 60)
 
@@ -62,6 +96,19 @@ def plan_page(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             settings = DaySettings(tournament)
         else:
             status = 422
+    elif action == "add-duty":
+        problem = _add_duty(request, tournament)
+        if problem:
+            problems.append(problem)
+            status = 422
+        else:
+            messages.success(request, _("已安排场地执裁。"))
+            return redirect("day:plan", slug=tournament.slug)
+    elif action == "remove-duty":
+        duty_id = whole_number(request.POST.get("duty", ""), maximum=2**31)
+        services.remove_duty(tournament, duty_id or 0)
+        messages.success(request, _("已取消这段场地执裁。"))
+        return redirect("day:plan", slug=tournament.slug)
     elif action == "replan":
         # The day runs late (or early): the rest of it from now; what has started stays.
         proposal = services.propose(tournament, from_minute=_from_now(tournament))
@@ -101,6 +148,11 @@ def plan_page(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             ),
             "problems": problems,
             "check": check,
+            "duties": HallDuty.objects.filter(official__tournament=tournament).select_related(
+                "official", "venue"
+            ),
+            "duty_officials": tournament.officials.filter(role__in=ON_DUTY_ROLES),
+            "venues": tournament.venues.all(),
             "clash_lines": [
                 (selectors.KIND_LABELS[c.kind], services.clash_text(check.read, c))
                 for c in check.clashes

@@ -364,3 +364,32 @@ def test_the_hall_projector_shows_each_court_now_and_next_across_events(client, 
     assert client.get(reverse("day:hall-screen", args=[ANHUI, 999999])).status_code == 404
     timeline = client.get(reverse("day:timeline", args=[ANHUI])).content.decode()
     assert url in timeline
+
+
+def test_the_organiser_places_an_official_on_a_hall_by_hand_never_in_two_halls_at_once(
+    client, organiser
+):
+    anhui = Tournament.objects.get(slug=ANHUI)
+    url = reverse("day:plan", args=[ANHUI])
+    zhou = anhui.officials.get(name="周铃")
+    ball = anhui.venues.get(name="轻纺楼一楼")
+    chess = anhui.venues.get(name="轻纺楼3A09")
+    add = {"action": "add-duty", "official": zhou.pk, "venue": ball.pk}
+    response = client.post(url, add | {"from": "08:30", "until": "12:00"}, follow=True)
+    assert "已安排场地执裁。" in response.content.decode()
+    duty = HallDuty.objects.get(official=zhou)
+    assert timezone_local(duty.starts_at) == "08:30" and timezone_local(duty.ends_at) == "12:00"
+    response = client.post(url, add | {"venue": chess.pk, "from": "11:00", "until": "13:00"})
+    assert response.status_code == 422
+    assert "周铃此时已在轻纺楼一楼执裁（08:30–12:00）" in response.content.decode()
+    response = client.post(url, add | {"from": "12:00", "until": "11:00"})
+    assert response.status_code == 422 and "结束晚于开始" in response.content.decode()
+    assert HallDuty.objects.count() == 1
+    client.post(url, {"action": "remove-duty", "duty": duty.pk})
+    assert not HallDuty.objects.exists()
+
+
+def timezone_local(at) -> str:
+    from django.utils import timezone
+
+    return timezone.localtime(at).strftime("%H:%M")

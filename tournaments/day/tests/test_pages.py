@@ -107,6 +107,8 @@ def test_everyone_sees_the_day_by_hall_and_time_and_its_json(
         assert hall in html
     assert "羽毛球 · 1/8决赛" in html and "裁判 " in html
     assert 'hx-trigger="every' in html
+    # Not the tournament page's indented list of times (.timeline): the halls take the width.
+    assert 'class="day-timeline live"' in html and not re.search(r'class="timeline[ "]', html)
     partial = client.get(reverse("day:timeline", args=[ANHUI]), HTTP_HX_REQUEST="true")
     assert partial.content.decode().startswith('\n<div id="timeline-body"') or (
         'id="timeline-body"' in partial.content.decode()[:200]

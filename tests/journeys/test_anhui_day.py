@@ -186,7 +186,9 @@ def test_the_anhui_guandan_pairs_day_from_an_empty_database_to_results_pdf(
         )
     expect(timeline.locator(".timeline-slot").filter(has_text="裁判 ")).to_have_count(16)
     boxes = halls.evaluate_all("els => els.map(e => e.getBoundingClientRect().left)")
-    assert len(set(boxes)) == 1, boxes  # stacked on a phone
+    assert len(set(boxes)) == 1, boxes  # stacked on a phone, the full width of the page
+    heading = timeline.locator("h1").evaluate("e => e.getBoundingClientRect().left")
+    assert boxes[0] == heading, (boxes, heading)
     people.no_overflow(timeline)
     people.shot(timeline, "anhui-timeline-phone")
     timeline.get_by_role("button", name="English").click()

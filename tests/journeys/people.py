@@ -198,6 +198,36 @@ def leader_registers(page, base: str, slug: str, unit: str, event: str, pairs) -
             expect(section.locator(".entry-list")).to_contain_text(shown)
 
 
+def registers_singles(page, base: str, slug: str, unit: str, event: str, names) -> None:
+    """A leader on their phone, or the organiser by 代单位报名, enters single players one
+    at a time on the unit's page: 新增报名, the player's name, 提交报名."""
+    page.goto(f"{base}/t/{slug}/register/")
+    if "/units/" not in page.url:  # the organiser (or a leader of several units) picks it
+        page.get_by_role("link", name=unit, exact=True).click()
+    expect(page.locator("h1")).to_contain_text(f"{unit} · 报名")
+    for name in names:
+        section = page.locator(f"#event-{event}")
+        add = section.locator("details.add-entry")
+        if add.get_attribute("open") is None:
+            add.locator("summary").click()
+        section.locator(f"[name={event}-s_name]").fill(name)
+        section.get_by_role("button", name="提交报名").click()
+        section = page.locator(f"#event-{event}")
+        expect(section.locator(".notice-ok")).to_contain_text(f"已为{unit}报名")
+        expect(section.locator(".entry-list")).to_contain_text(name)
+
+
+def set_tables(page, base: str, slug: str, venue: str, tables: int) -> None:
+    """场地 → the hall's 修改 → its number of tables or courts → 保存."""
+    page.goto(f"{base}/t/{slug}/manage/")
+    page.locator(".manage-nav").get_by_role("link", name="场地", exact=True).click()
+    page.locator(f"tr[data-venue='{venue}']").get_by_role("link", name="修改").click()
+    page.fill("#id_tables", str(tables))
+    page.get_by_role("button", name="保存").click()
+    expect(page.locator("body")).to_contain_text(f"场地“{venue}”已保存。")
+    expect(page.locator(f"tr[data-venue='{venue}']")).to_contain_text(str(tables))
+
+
 def import_by_excel(
     page, base: str, slug: str, event: str, unit: str, pairs, folder, *, leader: bool = False
 ) -> None:
@@ -278,6 +308,53 @@ def schedule_with_referees(page, base: str, slug: str, event: str, start: dt.dat
         chosen = row.locator("option:checked").inner_text()
         assignments.append((tie, chosen))
     return assignments
+
+
+def plan_the_day(page, base: str, slug: str, *, day=None, halls=None, minutes=None):
+    """全天赛程 from the dashboard's 赛程与裁判 step: the day's hours and breaks (``day``:
+    field → value, e.g. ``{"当天开始": "09:00"}``), each event's halls (``halls``: event name →
+    {hall: "全部" / "1-2" / ""}) and match lengths (``minutes``: event name → minutes), then
+    排出全天赛程（先预览）. Answers the preview's section, not yet saved."""
+    page.goto(f"{base}/t/{slug}/manage/")
+    step = page.locator("li.step[data-step=schedule]")
+    step.get_by_role("link", name="全天赛程", exact=True).click()
+    expect(page.get_by_role("heading", name="全天赛程", exact=True)).to_be_visible()
+    form = page.locator("form.day-settings")
+    for label, value in (day or {}).items():
+        form.locator(".field").filter(has_text=label).locator("input").fill(value)
+    for event, uses in (halls or {}).items():
+        for hall, places in uses.items():
+            form.get_by_label(f"{event} · {hall}", exact=True).fill(places)
+    for event, length in (minutes or {}).items():
+        row = form.locator("tr").filter(has=page.locator("th", has_text=event))
+        row.locator("input[name$=-minutes]").fill(str(length))
+    form.get_by_role("button", name="排出全天赛程（先预览）").click()
+    preview = page.locator("section.day-proposal")
+    expect(preview.get_by_role("heading")).to_have_text("排法预览（尚未保存）")
+    return preview
+
+
+def save_the_day(page) -> None:
+    """保存这个赛程, one tap under the preview; the page says so and checks the day."""
+    page.locator("section.day-proposal").get_by_role("button", name="保存这个赛程").click()
+    expect(page.locator("body")).to_contain_text("全天赛程已保存。")
+    expect(page.locator("section.day-proposal")).to_have_count(0)
+
+
+def duties_of(page, base: str, slug: str) -> list[tuple[str, str, str]]:
+    """The 场地执裁 line of the official's own 我的台: (hall, from, until) per duty."""
+    page.goto(f"{base}/t/{slug}/referee/mine/")
+    expect(page.get_by_role("heading", name=re.compile("^我的台"))).to_be_visible()
+    line = page.locator("p.duties")
+    if not line.count():
+        return []
+    text = line.inner_text().split("（")[0].removeprefix("场地执裁：")
+    duties = []
+    for part in text.split("；"):
+        hall, _, window = part.strip().rpartition(" ")
+        start, _, end = window.partition("–")
+        duties.append((hall, start, end))
+    return duties
 
 
 def issue_link(page, base: str, slug: str, referee: str) -> str:

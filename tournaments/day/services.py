@@ -200,7 +200,15 @@ def match_text(read: DayRead, mid: int) -> str:
     """羽毛球 · 半决赛 王芳—李娜"""
     m = read.rows[mid]
     event = read.event_rows[m.round.stage.draw.event_id]
-    return f"{event.name} · {m.round_label} {m}"
+    return f"{event.name} · {m.round_label} {sides_text(m)}"
+
+
+def sides_text(m: Match) -> str:
+    """王芳——李娜, or 待定 (in the reader's language) for a side not yet known."""
+    unknown = _("待定")
+    home = m.home.name if m.home_id else unknown
+    away = m.away.name if m.away_id else unknown
+    return f"{home}——{away}"
 
 
 def place_text(read: DayRead, booking: planner.Booking) -> str:

@@ -107,6 +107,8 @@ def test_everyone_sees_the_day_by_hall_and_time_and_its_json(
         assert hall in html
     assert "羽毛球 · 1/8决赛" in html and "裁判 " in html
     assert 'hx-trigger="every' in html
+    # Not the tournament page's indented list of times (.timeline): the halls take the width.
+    assert 'class="day-timeline live"' in html and not re.search(r'class="timeline[ "]', html)
     partial = client.get(reverse("day:timeline", args=[ANHUI]), HTTP_HX_REQUEST="true")
     assert partial.content.decode().startswith('\n<div id="timeline-body"') or (
         'id="timeline-body"' in partial.content.decode()[:200]
@@ -135,6 +137,23 @@ def test_everyone_sees_the_day_by_hall_and_time_and_its_json(
     for m in later:
         for a in m["after"]:
             assert by_id[a]["ends_at"] <= m["starts_at"]
+
+
+def test_sides_not_yet_known_are_named_in_the_readers_language(client, organiser):
+    """A final's sides before its semi-finals: 待定 in Chinese, "To be decided" in English, on
+    the timeline and in the organiser's preview alike (not the model's Chinese __str__)."""
+    from django.core.management import call_command
+
+    call_command("schedule_day", ANHUI, stdout=StringIO())
+    timeline = reverse("day:timeline", args=[ANHUI])
+    assert "待定——待定" in client.get(timeline).content.decode()
+    client.cookies["django_language"] = "en"
+    html = client.get(timeline).content.decode()
+    assert "To be decided——To be decided" in html and "待定" not in html
+    plan = reverse("day:plan", args=[ANHUI])
+    html = client.post(plan, page_form(client.get(plan).content.decode())).content.decode()
+    preview = html[html.index('class="panel day-proposal"') : html.index('class="day-settings"')]
+    assert "To be decided——To be decided" in preview and "待定" not in preview
 
 
 def test_a_hand_edit_that_makes_a_clash_is_refused_naming_the_other_match_unless_accepted(

@@ -5,6 +5,7 @@ reports awaiting a deduction."""
 from __future__ import annotations
 
 from django.db.models import Exists, F, OuterRef, Q
+from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -155,7 +156,8 @@ def refereed_by(user) -> Q:
 
 def referee_tables(tournament, user) -> list[TableMatch]:
     """我的台: a referee's tables of the tournament's current draws, in time order (the
-    round's start, then the tie's, then the hall table), with their players, tie and event.
+    match's planned start, else its round's, then the hall table), with their players, tie
+    and event.
     One query."""
     return list(
         TableMatch.objects.filter(
@@ -165,8 +167,8 @@ def referee_tables(tournament, user) -> list[TableMatch]:
         )
         .with_people("match__round__stage__event", "match__home", "match__away")
         .order_by(
-            F("match__round__starts_at").asc(nulls_last=True),
-            F("match__scheduled_at").asc(nulls_last=True),
+            # The match's own planned start (the day plan's), else its round's.
+            Coalesce("match__scheduled_at", "match__round__starts_at").asc(nulls_last=True),
             "match__round__stage__event__order",
             "match__round__stage__order",
             "match__round__number",

@@ -117,7 +117,13 @@ class DayRead:
 
 def settings_of(tournament: Tournament) -> DayPlan:
     found = DayPlan.objects.filter(tournament=tournament).first()
-    return found or DayPlan(tournament=tournament)
+    if found is not None:
+        return found
+    # Not set yet: the day starts when the notice says the tournament does.
+    fresh = DayPlan(tournament=tournament)
+    if tournament.start_time:
+        fresh.starts_at = tournament.start_time
+    return fresh
 
 
 def read_day(tournament: Tournament) -> DayRead:

@@ -174,3 +174,18 @@ def test_a_referee_off_duty_is_not_placed(anhui):
     assert not HallDuty.objects.filter(official__name="肖慧").exists()
     assert services.check_day(anhui).uncovered == []
     assert reverse("day:timeline", args=[ANHUI]) == "/t/anhui-2021/schedule/"
+
+
+def test_a_day_not_set_yet_starts_when_the_notice_says(db):
+    from tournaments.day.read import settings_of
+
+    t = Tournament.objects.create(
+        slug="notice",
+        name="通知",
+        notice_title="通知",
+        starts_on=dt.date(2026, 5, 1),
+        start_time=dt.time(14, 0),
+    )
+    assert settings_of(t).starts_at == dt.time(14, 0)
+    t.start_time = None
+    assert settings_of(t).starts_at == dt.time(8, 30)

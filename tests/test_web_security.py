@@ -1,6 +1,7 @@
 """Web safeguards: CSRF on every form and htmx request, the Content Security Policy, and no
 personal data on public pages."""
 
+import io
 import re
 import shutil
 import subprocess
@@ -8,12 +9,13 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core.management import call_command
 from django.test import Client
 from django.urls import URLResolver, get_resolver, reverse
 
 from scoring.models import TableMatch
 from tests.test_permissions import PUBLIC
-from tournaments.models import Match, Player, Unit
+from tournaments.models import Match, Player, Unit, Venue
 from tournaments.ops.demo import play_demo
 
 TEMPLATES = Path(settings.BASE_DIR) / "templates"
@@ -159,6 +161,11 @@ def _public_urls() -> dict[str, list[str]]:
     urls["readyz"] = [reverse("readyz")]
     urls["standings:page"] = [reverse("standings:page", args=[NANTONG])]
     urls["standings:json"] = [reverse("standings:json", args=[NANTONG])]
+    # The day's plan (planned in the test: empty otherwise).
+    for name in ("day:timeline", "day:json", "documents:day-pdf"):
+        urls[name] = [reverse(name, args=[NANTONG])]
+    venue = Venue.objects.filter(tournament__slug=NANTONG).first()
+    urls["day:hall-screen"] = [reverse("day:hall-screen", args=[NANTONG, venue.pk])]
     # A unit's day is public (its leader's registration controls are not).
     units = Unit.objects.filter(tournament__slug=NANTONG).values_list("pk", flat=True)
     urls["registration:unit"] = [reverse("registration:unit", args=[NANTONG, pk]) for pk in units]
@@ -177,6 +184,7 @@ def _text(response, tmp_path) -> str:
 
 @pytest.mark.skipif(not shutil.which("pdftotext"), reason="poppler-utils not installed")
 def test_public_pages_show_names_and_units_but_no_phone_or_staff_number(client, demo, tmp_path):
+    call_command("schedule_day", NANTONG, stdout=io.StringIO())
     play_demo(only=NANTONG)
     players = list(Player.objects.filter(tournament__slug=NANTONG).select_related("unit"))
     for n, player in enumerate(players):

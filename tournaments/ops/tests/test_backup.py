@@ -4,6 +4,7 @@ on one database and between SQLite and PostgreSQL, and an import is all or nothi
 from __future__ import annotations
 
 import datetime as dt
+import io
 import json
 import os
 import subprocess
@@ -28,7 +29,7 @@ from tournaments.draw import plan as draw_plan
 from tournaments.draw import selectors as draw_selectors
 from tournaments.draw.read import bracket_json, load_bracket
 from tournaments.links.services import login_link_create
-from tournaments.models import Draw, Entry, Event, Official, Tournament, Unit
+from tournaments.models import Draw, Entry, Event, HallDuty, Official, Tournament, Unit
 from tournaments.ops import backup
 from tournaments.ops.demo import play_demo
 from tournaments.ops.synthetic import create_event
@@ -72,6 +73,16 @@ def enrich(demo) -> None:
     draw_make.draw_event(event=redrawn, user=chief, seed=3)
     draw_make.undo_draw(event=redrawn, user=chief)
     draw_make.draw_event(event=redrawn, user=chief, seed=7)
+
+    # The day plan: its settings, an event's halls, an official's hall duty.
+    call_command("schedule_day", ANHUI, stdout=io.StringIO())
+    duty_venue = anhui.venues.order_by("pk").first()
+    HallDuty.objects.create(
+        official=Official.objects.get(tournament=anhui, name="备份裁判"),
+        venue=duty_venue,
+        starts_at=dt.datetime(2021, 1, 27, 0, 30, tzinfo=dt.UTC),
+        ends_at=dt.datetime(2021, 1, 27, 4, 0, tzinfo=dt.UTC),
+    )
 
     # A referee's one-time login link (stored as a hash).
     link_referee = Official.objects.create(tournament=anhui, name="扫码裁判", role="referee")

@@ -155,10 +155,10 @@ def test_the_anhui_guandan_pairs_day_from_an_empty_database_to_results_pdf(
     for name in EVENT_NAMES.values():
         expect(rows.filter(has_text=f"{name} · ")).to_have_count(4)
     expect(
-        rows.filter(has_text="羽毛球 · ").filter(has_text=re.compile(f"{BALL_HALL} [12]号 "))
+        rows.filter(has_text="羽毛球 · ").filter(has_text=re.compile(f"{BALL_HALL} [12]号"))
     ).to_have_count(4)
     expect(
-        rows.filter(has_text="乒乓球 · ").filter(has_text=re.compile(f"{BALL_HALL} [3-6]号 "))
+        rows.filter(has_text="乒乓球 · ").filter(has_text=re.compile(f"{BALL_HALL} [3-6]号"))
     ).to_have_count(4)
     for row in rows.all():  # nothing in the lunch break
         time = row.locator("td").nth(1).inner_text()

@@ -94,3 +94,14 @@ def test_an_entrant_rests_before_being_called_again_and_the_chief_holds_or_moves
 def test_a_hall_on_the_clock_calls_nothing(demo):
     venue = Tournament.objects.get(slug=ANHUI).venues.get(name="轻纺楼一楼")
     assert queue.call_free_courts(venue) == []
+
+
+def test_an_entrants_unit_page_says_their_match_is_called_and_where(hall, client):
+    called = queue.call_free_courts(hall)
+    m = called[0]
+    html = client.get(reverse("registration:unit", args=[ANHUI, m.home.unit_id])).content.decode()
+    import re
+
+    lines = re.findall(r'<p class="next-match">(.*?)</p>', html, re.S)
+    called_line = next(line for line in lines if "已叫号" in line)
+    assert f"{m.first_table}号桌" in called_line and "轻纺楼一楼" in called_line

@@ -88,3 +88,55 @@ def test_a_report_whose_answer_was_lost_is_resent_and_recorded_once(table_page):
     assert list(Report.objects.filter(table=table).values_list("description", flat=True)) == [
         "场外指导"
     ]
+
+
+def test_three_deals_tapped_offline_survive_a_reload_and_are_recorded_once_each_in_order(
+    table_page,
+):
+    from scoring.models import TableEvent
+
+    page, table = table_page
+    context = page.context
+    context.set_offline(True)
+    for side, place in (("A", "二游"), ("B", "三游"), ("A", "末游")):
+        column = page.locator(".deal-col").nth(0 if side == "A" else 1)
+        column.get_by_role("button", name=f"对家{place}").click()
+    banner = page.locator(".tap-queue")
+    expect(banner).to_be_visible()
+    expect(banner).to_contain_text("本机还有3条记录没有保存")
+    assert TableEvent.objects.filter(table=table).count() == 0
+    # The page is gone (a locked screen, a closed tab); back online, the table's page opened
+    # again finds the queue still on the phone, and it goes in whole, in the order tapped.
+    url = page.url
+    page.close()
+    context.set_offline(False)
+    again = context.new_page()
+    again.goto(url)
+    expect(again.locator(".history-list li")).to_have_count(3, timeout=20000)
+    expect(again.locator(".tap-queue")).to_be_hidden()
+    orders = [e.payload["order"] for e in TableEvent.objects.filter(table=table).order_by("seq")]
+    assert orders == [list("AABB"), list("BABA"), list("ABBA")]
+
+
+def test_a_queue_refused_because_the_table_changed_elsewhere_stops_and_waits_for_people(
+    table_page,
+):
+    from scoring.models import TableEvent, TableMatch
+    from scoring.services.tables import record_event
+
+    page, table = table_page
+    context = page.context
+    context.set_offline(True)
+    page.locator(".deal-col").nth(0).get_by_role("button", name="对家二游").click()
+    expect(page.locator(".tap-queue")).to_contain_text("本机还有1条记录没有保存")
+    # Meanwhile the chief referee records a deal on another phone.
+    record_event(
+        table=TableMatch.objects.get(pk=table.pk), event={"order": list("BBAA")}, key="chief-1"
+    )
+    context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    expect(page.locator(".tap-queue")).to_contain_text("在别处有了改动", timeout=20000)
+    assert TableEvent.objects.filter(table=table).count() == 1  # nothing doubled or lost
+    page.get_by_role("button", name="重新发送").click()
+    expect(page.locator(".history-list li")).to_have_count(2, timeout=20000)
+    expect(page.locator(".tap-queue")).to_be_hidden()

@@ -503,6 +503,12 @@ def test_a_deal_on_an_old_version_is_refused_with_422(client, cast):
     assert response.status_code == 422
     assert "刷新" in response.content.decode()
     assert TableEvent.objects.filter(table=cast.table).count() == 1
+    # The phone's tap queue tells a change made elsewhere from a tap refused for what it says.
+    assert response["X-Table-Error"] == "stale"
+    bad = client.post(url, {"deal": "C9", "key": "k3", "version": "1"}, **HTMX)
+    assert bad.status_code == 422 and bad["X-Table-Error"] == "invalid_order"
+    ok = client.post(url, {"deal": "B2", "key": "k4", "version": "1"}, **HTMX)
+    assert ok.status_code == 200 and "X-Table-Error" not in ok
 
 
 def test_the_refusal_of_an_old_page_says_who_changed_the_table_and_when(client, cast):

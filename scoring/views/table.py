@@ -183,11 +183,11 @@ def referee_action(*, chief_only: bool = False, allow=None):
                 allowed = chief if chief_only else can_enter_table(request.user, table, chief=chief)
             if not allowed:
                 raise PermissionDenied("Not your table.")
-            problem, flash = "", ""
+            problem, flash, code = "", "", ""
             try:
                 flash = view(request, table, **kwargs) or ""
             except TableError as err:
-                problem = err.message
+                problem, code = err.message, err.code
             table.refresh_from_db(fields=TABLE_COLUMNS)  # as the write left it
             if not request.htmx:
                 if problem:
@@ -197,12 +197,17 @@ def referee_action(*, chief_only: bool = False, allow=None):
                 return redirect(
                     "scoring:table", slug=slug, event_slug=event_slug, table_id=table.pk
                 )
-            return render(
+            response = render(
                 request,
                 "scoring/table.html#table_panel",
                 _context(request, table, chief=chief, flash=flash, problem=problem),
                 status=422 if problem else 200,
             )
+            if code:
+                # The page's tap queue (static/js/table.js) stops on a change made elsewhere
+                # ("stale") and drops a tap refused for what it says.
+                response["X-Table-Error"] = code
+            return response
 
         return wrapper
 

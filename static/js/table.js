@@ -1,36 +1,148 @@
-// The referee's table page: when the network drops, say plainly that the last entry is
-// not saved and resend it until it is. Each form carries an idempotency key, so a resend
-// that reaches the server twice is recorded once.
+// The table page: every tap (a deal, a game, a point, time up …) goes into a queue kept on
+// this phone (localStorage, so a reload or a locked screen keeps it) and is sent in the order
+// it was tapped. Each tap has its own idempotency key and the version the table will have
+// reached by the taps before it, so a queue from one phone goes in whole, a resend is
+// recorded once, and a change made elsewhere meanwhile is still caught: then sending stops,
+// and the waiting taps stay for the referee or players to send again or drop.
 (function () {
   "use strict";
-  var pending = null;
+  var panelSelector = "#table-panel";
+  var store = "guandan-table-queue:" + window.location.pathname;
+  var sending = false;
+  var stopped = false;
+  var counter = 0;
 
-  function banner(show) {
-    var el = document.querySelector(".unsaved");
-    if (el) { el.hidden = !show; }
+  function load() {
+    try { return JSON.parse(window.localStorage.getItem(store) || "[]"); } catch (e) { return []; }
+  }
+  function save(queue) {
+    try { window.localStorage.setItem(store, JSON.stringify(queue)); } catch (e) { /* full: kept in memory below */ }
+    memory = queue;
+  }
+  var memory = load();
+  function queue() { return window.localStorage ? load() : memory; }
+
+  function banner() {
+    var el = document.querySelector(".tap-queue");
+    if (!el) { return; }
+    var waiting = queue().length;
+    el.hidden = waiting === 0;
+    if (!waiting) { return; }
+    var text = (stopped ? el.dataset.stopped : el.dataset.waiting) || "";
+    el.querySelector(".tap-queue-text").textContent = text.replace("%(n)s", String(waiting));
+    el.querySelector(".tap-queue-actions").hidden = !stopped;
+  }
+
+  function panelVersion() {
+    var panel = document.querySelector(panelSelector);
+    return panel ? parseInt(panel.dataset.version || "0", 10) : 0;
+  }
+
+  function swap(html) {
+    var panel = document.querySelector(panelSelector);
+    if (!panel) { return; }
+    var holder = document.createElement("div");
+    holder.innerHTML = html.trim();
+    var fresh = holder.querySelector(panelSelector) || holder.firstElementChild;
+    if (!fresh) { return; }
+    panel.replaceWith(fresh);
+    if (window.htmx) { window.htmx.process(fresh); }
+  }
+
+  function csrf() {
+    var input = document.querySelector("input[name=csrfmiddlewaretoken]");
+    return input ? input.value : "";
+  }
+
+  function pump() {
+    var waiting = queue();
+    if (sending || stopped || !waiting.length) { banner(); return; }
+    sending = true;
+    banner();
+    var tap = waiting[0];
+    var body = new URLSearchParams(tap.values);
+    body.set("key", tap.key);
+    body.set("version", String(tap.version));
+    window.fetch(tap.url, {
+      method: "POST",
+      body: body,
+      credentials: "same-origin",
+      headers: { "HX-Request": "true", "X-CSRFToken": csrf() }
+    }).then(function (response) {
+      return response.text().then(function (html) {
+        sending = false;
+        if (response.ok) {
+          swap(html);
+          // The rest follow from the version this write left (a change made elsewhere after
+          // it is still caught by the next tap's version).
+          var base = panelVersion();
+          save(queue().slice(1).map(function (t, i) { t.version = base + i; return t; }));
+          pump();
+        } else if (response.status === 422 && response.headers.get("X-Table-Error") !== "stale") {
+          // Refused for what it says (an impossible score …): the page shows why; this tap is
+          // dropped, the ones after it follow from the version the page shows.
+          swap(html);
+          var from = panelVersion();
+          save(queue().slice(1).map(function (t, i) { t.version = from + i; return t; }));
+          pump();
+        } else if (response.status === 422 || response.status === 409 || response.status === 403) {
+          stopped = true;  // the table changed elsewhere, or may not be entered: people decide
+          swap(html);
+          banner();
+        } else {
+          window.setTimeout(pump, 3000);  // a server error: try again
+          banner();
+        }
+      });
+    }).catch(function () {
+      sending = false;
+      banner();
+      // Offline: try again when the phone says it is back (and every few seconds, since a
+      // hall's Wi-Fi can drop without the phone noticing).
+      window.setTimeout(pump, navigator.onLine === false ? 10000 : 3000);
+    });
   }
 
   document.body.addEventListener("htmx:configRequest", function (evt) {
-    var form = evt.detail.elt && evt.detail.elt.closest && evt.detail.elt.closest("form.retry");
-    if (form) {
-      pending = { url: evt.detail.path, values: Object.assign({}, evt.detail.parameters) };
+    var elt = evt.detail.elt;
+    var form = elt && elt.closest && elt.closest("form.retry");
+    if (!form || !form.closest(panelSelector)) { return; }
+    evt.preventDefault();  // this tap goes through the queue instead
+    var values = {};
+    var params = evt.detail.parameters;
+    if (params && typeof params.forEach === "function") {
+      params.forEach(function (value, name) { values[name] = value; });
+    } else {
+      Object.keys(params || {}).forEach(function (name) { values[name] = params[name]; });
     }
+    delete values.csrfmiddlewaretoken;
+    var waiting = queue();
+    var last = waiting[waiting.length - 1];
+    counter += 1;
+    waiting.push({
+      url: evt.detail.path,
+      values: values,
+      key: (values.key || "tap") + "." + Date.now().toString(36) + "." + counter,
+      version: last ? last.version + 1 : panelVersion()
+    });
+    save(waiting);
+    pump();
   });
 
-  function retry() {
-    if (!pending) { return; }
-    banner(true);
-    window.setTimeout(function () {
-      htmx.ajax("POST", pending.url, { values: pending.values, target: "#table-panel", swap: "outerHTML" });
-    }, 3000);
-  }
-
-  document.body.addEventListener("htmx:sendError", retry);
-  document.body.addEventListener("htmx:timeout", retry);
-  document.body.addEventListener("htmx:afterRequest", function (evt) {
-    if (evt.detail.successful || (evt.detail.xhr && evt.detail.xhr.status === 422)) {
-      pending = null;
-      banner(false);
+  document.body.addEventListener("click", function (evt) {
+    var button = evt.target.closest && evt.target.closest("[data-tap-queue]");
+    if (!button) { return; }
+    if (button.dataset.tapQueue === "drop") {
+      save([]);
+    } else if (button.dataset.tapQueue === "again") {
+      // Re-base the waiting taps on the version the page shows now.
+      var base = panelVersion();
+      save(queue().map(function (tap, i) { tap.version = base + i; return tap; }));
     }
+    stopped = false;
+    pump();
   });
+
+  window.addEventListener("online", pump);
+  pump();
 })();

@@ -1,10 +1,7 @@
 """The health answers: ``/healthz`` (liveness, nothing touched) and ``/readyz`` (each
-dependency's state as JSON, for whatever decides to send this server traffic); and the
-service worker of the table pages, served from the site's root so that it may keep them."""
+dependency's state as JSON, for whatever decides to send this server traffic)."""
 
 import time
-from functools import cache as remember
-from pathlib import Path
 
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -75,16 +72,3 @@ def readyz(request: HttpRequest) -> JsonResponse:
     return JsonResponse(
         body, status=200 if ready else 503, json_dumps_params={"ensure_ascii": False}
     )
-
-
-@remember
-def _service_worker_source() -> bytes:
-    return (Path(__file__).resolve().parent.parent / "static" / "js" / "sw.js").read_bytes()
-
-
-@require_safe
-def service_worker(request: HttpRequest) -> HttpResponse:
-    """``/sw.js`` (static/js/sw.js): at the root, its scope takes in every table page."""
-    response = HttpResponse(_service_worker_source(), content_type="text/javascript")
-    response["Cache-Control"] = "no-cache"
-    return response

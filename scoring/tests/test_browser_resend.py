@@ -140,25 +140,3 @@ def test_a_queue_refused_because_the_table_changed_elsewhere_stops_and_waits_for
     page.get_by_role("button", name="重新发送").click()
     expect(page.locator(".history-list li")).to_have_count(2, timeout=20000)
     expect(page.locator(".tap-queue")).to_be_hidden()
-
-
-def test_the_table_page_opens_offline_and_its_taps_wait_until_the_connection_is_back(
-    table_page,
-):
-    from scoring.models import TableEvent
-
-    page, table = table_page
-    # The service worker keeps the page and its files once it is ready.
-    page.wait_for_function(
-        "caches.open('guandan-table-pages-v1').then(c => c.match(location.href)).then(r => !!r)"
-    )
-    context = page.context
-    context.set_offline(True)
-    page.goto(page.url)  # the table's page opened again, with no connection
-    expect(page.locator(".deal-col").first).to_be_visible()  # opened with no connection
-    page.locator(".deal-col").nth(1).get_by_role("button", name="对家三游").click()
-    expect(page.locator(".tap-queue")).to_contain_text("本机还有1条记录没有保存")
-    context.set_offline(False)
-    page.evaluate("window.dispatchEvent(new Event('online'))")
-    expect(page.locator(".history-list li")).to_have_count(1, timeout=20000)
-    assert [e.payload["order"] for e in TableEvent.objects.filter(table=table)] == [list("BABA")]

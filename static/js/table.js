@@ -145,21 +145,4 @@
 
   window.addEventListener("online", pump);
   pump();
-
-  // Keep this page and its files on the phone so that it opens offline (static/js/sw.js):
-  // once the service worker is ready, it fetches and keeps them.
-  if ("serviceWorker" in navigator) {
-    var worker = document.body.dataset.serviceWorker;
-    if (worker) {
-      navigator.serviceWorker.register(worker, { scope: "/" }).then(function () {
-        return navigator.serviceWorker.ready;
-      }).then(function (registration) {
-        var urls = [window.location.href];
-        document.querySelectorAll("script[src], link[rel=stylesheet][href]").forEach(function (el) {
-          urls.push(el.src || el.href);
-        });
-        registration.active.postMessage({ keep: urls });
-      }).catch(function () { /* no service worker: the queue still keeps the taps */ });
-    }
-  }
 })();

@@ -84,7 +84,7 @@ def test_an_entrant_rests_before_being_called_again_and_the_chief_holds_or_moves
     assert client.get(url).status_code == 403
     client.force_login(get_user_model().objects.create_superuser("root"))
     html = client.get(url).content.decode()
-    assert "叫号：轻纺楼一楼" in html and "恢复" in html and "提到最前" in html
+    assert "轻纺楼一楼叫号" in html and "恢复" in html and "提到最前" in html
     response = client.post(url, {"action": "call"})
     assert response.status_code == 302
     screen = client.get(reverse("day:hall-screen", args=[ANHUI, hall.pk])).content.decode()

@@ -10,22 +10,20 @@ import logging
 
 from axes.backends import AxesStandaloneBackend
 from axes.exceptions import AxesBackendPermissionDenied
-from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
-from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
 from guandan_cup.passwords import end_sessions
 from guandan_cup.proxies import address_of, is_trusted_proxy, warn_untrusted
+from guandan_cup.throttle import address_locked, lockout_minutes
 from tournaments.homes import home_for, homes_of
 
 logger = logging.getLogger(__name__)
@@ -78,25 +76,6 @@ def client_ip(request: HttpRequest) -> str | None:
             break
         address = str(entry)
     return address
-
-
-def address_locked(request: HttpRequest) -> bool:
-    """Password spraying: LOGIN_ADDRESS_FAILURE_LIMIT failed logins from one address within
-    the cool-off, whatever the usernames, refuse every login from it until they age out
-    (django-axes itself counts one username on one address)."""
-    address = getattr(request, "axes_ip_address", None) or client_ip(request)
-    limit = settings.LOGIN_ADDRESS_FAILURE_LIMIT
-    if not address or not limit:
-        return False
-    since = timezone.now() - settings.AXES_COOLOFF_TIME
-    failures = AccessAttempt.objects.filter(ip_address=address, attempt_time__gt=since).aggregate(
-        total=Sum("failures_since_start")
-    )["total"]
-    return (failures or 0) >= limit
-
-
-def lockout_minutes() -> int:
-    return int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
 
 
 def lockout_response(request, original_response=None, credentials=None) -> HttpResponse:

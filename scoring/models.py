@@ -93,6 +93,20 @@ class TableMatch(models.Model):
         verbose_name=_("确认人"),
     )
     confirmed_at = models.DateTimeField(_("确认时间"), null=True, blank=True)
+    # The players' link (扫码录分): the side whose players submitted the result, and the side
+    # whose players confirmed it ("A"/"B"; blank when an official did).
+    submitted_side = models.CharField(_("提交方选手"), max_length=1, blank=True)
+    confirmed_side = models.CharField(_("确认方选手"), max_length=1, blank=True)
+    # The chief referee locks a table: its players' link enters nothing from then on.
+    players_locked_at = models.DateTimeField(_("锁定选手录入时间"), null=True, blank=True)
+    players_locked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("锁定人"),
+    )
     # 作废重赛: the tie is played again on new tables; this one stays as the record.
     voided_at = models.DateTimeField(_("作废时间"), null=True, blank=True)
     voided_by = models.ForeignKey(
@@ -149,6 +163,8 @@ class TableEvent(models.Model):
     key = models.CharField(_("提交标识"), max_length=64)
     reason = models.CharField(_("原因"), max_length=200, blank=True)
     reported_by = models.CharField(_("举报/报告人"), max_length=100, blank=True)
+    # Entered by the players at the table from its link (created_by is then empty).
+    by_players = models.BooleanField(_("选手录入"), default=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -229,6 +245,47 @@ class Report(models.Model):
         return f"{self.table} · {self.team} · {self.description}"
 
 
+class TableCall(models.Model):
+    """呼叫裁判: the players at a table ask for the referee from its link — they disagree
+    with the result submitted (有异议), or need a ruling the link cannot make (a penalty, a
+    forfeit). Shown on the desk and on the hall's officials' 我的台 until an official
+    resolves it."""
+
+    class Kind(models.TextChoices):
+        DISPUTE = "dispute", _("对结果有异议")
+        HELP = "help", _("需要裁判")
+
+    table = models.ForeignKey(
+        TableMatch, on_delete=models.CASCADE, related_name="calls", verbose_name=_("台")
+    )
+    kind = models.CharField(_("呼叫原因"), max_length=16, choices=Kind.choices)
+    side = models.CharField(_("呼叫方"), max_length=1, blank=True)  # A / B, blank: the table
+    note = models.CharField(_("说明"), max_length=200, blank=True)
+    # The phone's key: a call sent twice (a resend) is one call.
+    key = models.CharField(_("提交标识"), max_length=64)
+    created_at = models.DateTimeField(_("呼叫时间"), default=timezone.now)
+    resolved_at = models.DateTimeField(_("处理时间"), null=True, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("处理人"),
+    )
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name = _("呼叫裁判")
+        verbose_name_plural = _("呼叫裁判")
+        constraints = [
+            models.UniqueConstraint(fields=["table", "key"], name="table_call_unique_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} · {self.get_kind_display()}"
+
+
 class CheckIn(models.Model):
     """签到: a pair present at its table for a tie."""
 
@@ -276,6 +333,11 @@ class AuditEntry(models.Model):
         CHECK_IN = "check_in", _("签到")
         REPORT = "report", _("举报")
         REPORT_RULING = "report_ruling", _("举报裁定")
+        CALL = "call", _("呼叫裁判")
+        CALL_RESOLVED = "call_resolved", _("处理呼叫")
+        REOPEN = "reopen", _("退回重录")
+        LOCK = "lock", _("锁定选手录入")
+        UNLOCK = "unlock", _("解除锁定")
 
     tournament = models.ForeignKey(
         Tournament, on_delete=models.CASCADE, related_name="audit", verbose_name=_("比赛")
@@ -305,6 +367,8 @@ class AuditEntry(models.Model):
         verbose_name=_("操作人"),
     )
     action = models.CharField(_("操作"), max_length=32)
+    # Done by the players at the table from its link (no login: ``actor`` is empty).
+    by_players = models.BooleanField(_("选手操作"), default=False)
     summary = models.CharField(_("摘要"), max_length=300, blank=True)
     before = models.JSONField(_("之前"), null=True, blank=True)
     after = models.JSONField(_("之后"), null=True, blank=True)

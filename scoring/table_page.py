@@ -4,12 +4,20 @@ selectors it reads (who may enter and confirm is theirs to say)."""
 
 from __future__ import annotations
 
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
+from guandan_cup.inputs import INT, whole_number
 from scoring.models import TableMatch
 from scoring.selectors import name_people
-from scoring.services import common, confirmation, reports
+from scoring.services import common, confirmation, players, reports
+from scoring.services.common import TableError
 from tournaments.access import can_enter_table, is_chief
+from tournaments.models import Entry, Pair, Tournament
 
 
 def table_page_data(table: TableMatch, user, *, chief: bool | None = None) -> dict:
@@ -33,7 +41,12 @@ def table_page_data(table: TableMatch, user, *, chief: bool | None = None) -> di
         name_people(event.tournament, [table], "submitted_by", "confirmed_by")
         name_people(event.tournament, audit, "actor")
     opponents = confirmation.opponents_may_confirm(user, table)
+    calls = list(confirmation.open_calls(table)) if table.status != TableMatch.Status.CONFIRMED else []
     return {
+        "calls": calls,
+        "entry_words": players.entry_words(table),
+        "players_entry": event.tournament.result_entry != Tournament.ResultEntry.REFEREES,
+        "players": None,
         "tournament": event.tournament,
         "event": event,
         "table": table,
@@ -61,3 +74,97 @@ def table_page_data(table: TableMatch, user, *, chief: bool | None = None) -> di
         ],
         "audit": audit,
     }
+
+
+def load_table(manager, **filters) -> TableMatch:
+    """The table of a current draw matching ``filters``, with its match, event, pairs and
+    their players, and the match's entries (404 if none)."""
+    table = get_object_or_404(
+        manager.select_related("match__round__stage__event__tournament"),
+        match__round__stage__draw__undone_at__isnull=True,
+        **filters,
+    )
+    # The two pairs with their players and teams: one query with four joins is cheaper to
+    # plan than one fourteen-table join.
+    ids = [pk for pk in (table.home_pair_id, table.away_pair_id) if pk]
+    pairs = {
+        p.pk: p
+        for p in Pair.objects.filter(pk__in=ids).select_related("first", "second", "entry__unit")
+    }
+    table.home_pair = pairs.get(table.home_pair_id)
+    table.away_pair = pairs.get(table.away_pair_id)
+    match = table.match
+    for side, pair in (("home", table.home_pair), ("away", table.away_pair)):
+        if pair is not None and pair.entry_id == getattr(match, f"{side}_id"):
+            setattr(match, side, pair.entry)
+    # A chess or rally match has no pairs: its two entries (players) with their units.
+    missing = {
+        getattr(match, f"{side}_id"): side
+        for side in ("home", "away")
+        if getattr(match, f"{side}_id") and not match._meta.get_field(side).is_cached(match)
+    }
+    if missing:
+        for entry in Entry.objects.filter(pk__in=missing).select_related("unit"):
+            setattr(match, missing[entry.pk], entry)
+    return table
+
+
+# A table's own columns: what a write changes. Its match, event and pairs stay loaded.
+TABLE_COLUMNS = [
+    f.name
+    for f in TableMatch._meta.concrete_fields
+    if f.name not in ("id", "match", "home_pair", "away_pair", "number")
+]
+
+
+# The actions a table's page posts to, by the name the templates use ({{ urls.deal }}):
+# those the players' link has too (scoring.views.players) and the officials' own.
+ACTIONS = ("table", "deal", "game", "point", "first_server", "time_up", "undo", "submit")
+STAFF_ACTIONS = ("penalty", "forfeit", "report", "confirm", "resolve_call", "reopen", "lock")
+
+
+def action_urls(prefix: str, args: list, names) -> dict[str, str]:
+    return {name: reverse(prefix + name.replace("_", "-"), args=args) for name in names}
+
+
+def answer(request, table: TableMatch, write, context, page_url: str) -> HttpResponse:
+    """Make the ``write`` (it returns the flash message or raises TableError) and answer
+    it: the table's panel again for htmx, with the message or the problem (422), else a
+    redirect to the page (``page_url``) with the message. The referees' actions and the
+    players' link answer alike."""
+    problem, flash, code = "", "", ""
+    try:
+        flash = write() or ""
+    except TableError as err:
+        problem, code = err.message, err.code
+    table.refresh_from_db(fields=TABLE_COLUMNS)  # as the write left it
+    if not request.htmx:
+        if problem:
+            messages.error(request, problem)
+        elif flash:
+            messages.success(request, flash)
+        return redirect(page_url)
+    response = render(
+        request,
+        "scoring/table.html#table_panel",
+        context(flash=flash, problem=problem),
+        status=422 if problem else 200,
+    )
+    if code:
+        # The page's tap queue (static/js/table.js) stops on a change made elsewhere
+        # ("stale") and drops a tap refused for what it says.
+        response["X-Table-Error"] = code
+    return response
+
+
+def page_version(request) -> int:
+    """The table version the page showed. Every write from a page sends it; a missing or
+    unreadable one is refused, never taken as "no check" (a client that left it out would
+    write over a change it never saw)."""
+    version = whole_number(request.POST.get("version", ""), maximum=INT)
+    if version is None:
+        raise TableError(
+            "no_version",
+            _("请求缺少有效的版本号，无法核对你看到的是不是最新记录；请刷新页面后重试。"),
+        )
+    return version

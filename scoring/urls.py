@@ -2,9 +2,10 @@
 
 from django.urls import path
 
-from scoring.views import correction, desk, referee, table
+from scoring.views import correction, desk, players, referee, table
 
 T = "t/<slug:slug>/<slug:event_slug>/tables/<int:table_id>/"
+P = "play/<str:code>/"
 
 app_name = "scoring"
 urlpatterns = [
@@ -24,7 +25,21 @@ urlpatterns = [
     path(T + "reports/<int:report_id>/rule/", table.rule_report, name="rule-report"),
     path(T + "report-deduction/", table.report_deduction, name="report-deduction"),
     path(T + "correct/", table.correct, name="correct"),
+    path(T + "resolve-call/", table.resolve_call, name="resolve-call"),
+    path(T + "reopen/", table.reopen, name="reopen"),
+    path(T + "lock/", table.lock, name="lock"),
     path(T + "correction/", correction.correction_page, name="correction"),
+    # The players' link (扫码录分): one table, no account (scoring.services.players).
+    path(P, players.page, name="play-table"),
+    path(P + "deal/", players.record_deal, name="play-deal"),
+    path(P + "game/", players.record_game, name="play-game"),
+    path(P + "point/", players.record_point, name="play-point"),
+    path(P + "first-server/", players.record_first_server, name="play-first-server"),
+    path(P + "time-up/", players.record_time_up, name="play-time-up"),
+    path(P + "undo/", players.undo, name="play-undo"),
+    path(P + "submit/", players.submit, name="play-submit"),
+    path(P + "confirm/", players.confirm, name="play-confirm"),
+    path(P + "call/", players.call, name="play-call"),
     path("t/<slug:slug>/referee/", desk.desk, name="desk"),
     path("t/<slug:slug>/referee/mine/", referee.my_tables, name="my-tables"),
     path("t/<slug:slug>/<slug:event_slug>/board/", desk.board, name="board"),

@@ -50,6 +50,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "guandan_cup.asgi",
             "guandan_cup.passwords",
             "guandan_cup.proxies",
+            "guandan_cup.throttle",
         ),
     ),
     (

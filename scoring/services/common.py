@@ -165,6 +165,8 @@ def stale_message(table: TableMatch) -> str:
     if last is None:
         return _("这一台已是第%(v)s版；你看到的是旧页面，请刷新后再操作。") % {"v": table.version}
     who = person_name(last.actor) if last.actor else _("系统")
+    if last.by_players:
+        who = _("本台选手")
     when = timezone.localtime(last.created_at).strftime("%H:%M:%S")
     return _(
         "这一台已被%(who)s于%(when)s更新（%(what)s，第%(v)s版）；你看到的是旧页面，请刷新后再操作。"
@@ -188,13 +190,15 @@ def audit(
     after=None,
     reason: str = "",
     match: Match | None = None,
+    by_players: bool = False,
 ) -> None:
     match = match or (table.match if table else None)
     AuditEntry.objects.create(
         tournament=match.round.stage.event.tournament,
         table=table,
         match=match,
-        actor=known_user(user),
+        actor=None if by_players else known_user(user),
+        by_players=by_players,
         action=action,
         summary=plain_text(summary, limit=300),
         before=before,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
-from scoring.models import TableMatch
+from scoring.models import TableCall, TableMatch
 from scoring.services.common import TableError, person_name
 from tournaments.access import can_enter_table, is_chief
 from tournaments.models import Official, Tournament
@@ -41,13 +41,28 @@ def is_official(user, tournament: Tournament) -> bool:
     )
 
 
+def open_calls(table: TableMatch):
+    """The table's calls for the referee (呼叫裁判) not resolved yet."""
+    return TableCall.objects.filter(table=table, resolved_at__isnull=True)
+
+
 def may_confirm(user, table: TableMatch) -> bool:
-    """Whether ``user`` may confirm the table's submitted result as a second official."""
+    """Whether ``user`` may confirm the table's submitted result as a second official.
+
+    The players' link (``Tournament.result_entry``): with ``players`` a result the players
+    submitted is the other side's to confirm — an official confirms it only when the players
+    called for one (the referee who came resolves the call, correcting the record first if
+    need be, even one they entered themselves) or as chief referee; with ``both`` any
+    second official may, as for a referee's result."""
     if not user.is_authenticated or table.status != TableMatch.Status.SUBMITTED:
         return False
+    if open_calls(table).exists() and can_enter_table(user, table):
+        return True
     if user.pk in authors(table):
         return False
     tournament = table.match.round.stage.event.tournament
+    if table.submitted_side and tournament.result_entry == Tournament.ResultEntry.PLAYERS:
+        return is_chief(user, tournament)
     if tournament.confirmation == Tournament.Confirmation.CHIEF:
         return is_chief(user, tournament)
     return is_official(user, tournament)
@@ -67,8 +82,35 @@ def opponents_may_confirm(user, table: TableMatch) -> str:
     return "B" if table.winner == "A" else "A"
 
 
+def check_players_confirm(table: TableMatch, side: str) -> None:
+    """Refuse a confirmation from the table's link unless it is the players of the side
+    that did not submit the result, and the players submitted it."""
+    if side not in ("A", "B"):
+        raise TableError("invalid_side", _("请选择是哪一方确认结果。"))
+    if not table.submitted_side:
+        raise TableError(
+            "submitted_by_official", _("这一结果由裁判提交，须由另一位裁判或裁判长确认。")
+        )
+    if side == table.submitted_side:
+        raise TableError(
+            "same_side",
+            _("提交结果的一方不能自己确认：请交给对方（%(other)s方）核对并确认。")
+            % {"other": other_side(side)},
+        )
+    if open_calls(table).exists():
+        raise TableError("called", _("已呼叫裁判：请等裁判到场处理。"))
+
+
+def other_side(side: str) -> str:
+    return "B" if side == "A" else "A"
+
+
 def who_may_confirm(table: TableMatch) -> str:
     """The sentence the others read instead of the button."""
+    if table.submitted_side:
+        return _("待对方（%(other)s方）选手在本台二维码页面确认；有异议时呼叫裁判") % {
+            "other": other_side(table.submitted_side)
+        }
     setting = table.match.round.stage.event.tournament.confirmation
     if setting == Tournament.Confirmation.CHIEF:
         return _("待裁判长或仲裁组确认（录入、提交或更正结果的人不能确认）")

@@ -77,9 +77,11 @@ def record_event(
     expected_version: int | None = None,
     reason: str = "",
     reported_by: str = "",
+    by_players: bool = False,
 ) -> tuple[TableMatch, str, bool]:
     """Record one event (a deal, a penalty, time up, a forfeit). Returns (table, the engine's
-    description, created) — ``created`` is False when this key was already recorded."""
+    description, created) — ``created`` is False when this key was already recorded.
+    ``by_players``: entered by the players from the table's link (no user)."""
     key = common.phone_key(key)
     reason, reported_by = plain_text(reason, limit=200), plain_text(reported_by, limit=100)
     if not key:
@@ -121,7 +123,8 @@ def record_event(
             key=key if offset == 0 else f"{key}:time",
             reason=reason[:200],
             reported_by=reported_by[:100],
-            created_by=common.known_user(user),
+            by_players=by_players,
+            created_by=None if by_players else common.known_user(user),
         )
     if table.started_at is None:
         table.started_at = timezone.now()
@@ -132,10 +135,11 @@ def record_event(
         table,
         user,
         "event",
-        text,
+        text + (_("（选手扫码录入）") if by_players else ""),
         before=before,
         after=table.state,
         reason=reason,
+        by_players=by_players,
     )
     return table, text, True
 
@@ -148,7 +152,9 @@ def _refuse_if_stopped(table: TableMatch) -> None:
 
 
 @common.announce_after
-def undo_last(*, table: TableMatch, user=None, expected_version: int | None = None) -> TableMatch:
+def undo_last(
+    *, table: TableMatch, user=None, expected_version: int | None = None, by_players: bool = False
+) -> TableMatch:
     """Undo the last recorded event while the result is not submitted (kept, marked undone)."""
     table = common.locked(table)
     _refuse_if_stopped(table)
@@ -165,7 +171,7 @@ def undo_last(*, table: TableMatch, user=None, expected_version: int | None = No
     for item in undo:
         item.undone_at, item.undone_by = (
             now,
-            common.known_user(user),
+            None if by_players else common.known_user(user),
         )
         item.save(update_fields=["undone_at", "undone_by"])
     before = table.state
@@ -175,17 +181,23 @@ def undo_last(*, table: TableMatch, user=None, expected_version: int | None = No
         table,
         user,
         "undo",
-        _("撤销：%(what)s") % {"what": ", ".join(str(e.payload) for e in undo)},
+        _("撤销：%(what)s") % {"what": ", ".join(str(e.payload) for e in undo)}
+        + (_("（选手扫码录入）") if by_players else ""),
         before=before,
         after=table.state,
+        by_players=by_players,
     )
     return table
 
 
 @common.announce_after
 def submit_table(
-    *, table: TableMatch, user=None, expected_version: int | None = None
+    *, table: TableMatch, user=None, expected_version: int | None = None, side: str = ""
 ) -> TableMatch:
+    """Submit the finished table for confirmation: by an official (``user``), or by the
+    players of ``side`` ("A"/"B") from the table's link."""
+    if side not in ("", "A", "B"):
+        raise TableError("invalid_side", _("请选择是哪一方提交结果。"))
     table = common.locked(table)
     _refuse_if_stopped(table)
     if table.status != TableMatch.Status.OPEN:
@@ -193,19 +205,17 @@ def submit_table(
     common.check_version(table, expected_version)
     if not table.is_over:
         raise TableError("not_over", _("比赛还没有结束，不能提交结果。"))
-    table.status, table.submitted_by, table.submitted_at = (
+    table.status, table.submitted_by, table.submitted_at, table.submitted_side = (
         TableMatch.Status.SUBMITTED,
-        user,
+        None if side else user,
         timezone.now(),
+        side,
     )
-    table.save_new_version("status", "submitted_by", "submitted_at")
-    common.audit(
-        table,
-        user,
-        "submit",
-        _("提交结果：%(w)s胜") % {"w": _winner_name(table)},
-        after=table.state,
-    )
+    table.save_new_version("status", "submitted_by", "submitted_at", "submitted_side")
+    summary = _("提交结果：%(w)s胜") % {"w": _winner_name(table)}
+    if side:
+        summary += _("（%(side)s方选手扫码录入）") % {"side": side}
+    common.audit(table, user, "submit", summary, after=table.state, by_players=bool(side))
     return table
 
 
@@ -217,18 +227,29 @@ def _winner_name(table: TableMatch) -> str:
 
 @transaction.atomic
 def confirm_table(
-    *, table: TableMatch, user, expected_version: int | None = None, opponents: str = ""
+    *,
+    table: TableMatch,
+    user,
+    expected_version: int | None = None,
+    opponents: str = "",
+    side: str = "",
 ) -> TableMatch:
     """A second official confirms (:mod:`scoring.services.confirmation` says who), or — where
     the tournament allows it — the pair the result goes against (``opponents``, "A" or
-    "B"), on the referee's phone, named in the audit; only then does the bracket move."""
+    "B"), on the referee's phone, named in the audit; or, from the table's link, the
+    players of ``side``, the side that did not submit it. Only then does the bracket move;
+    the table's open calls for the referee are resolved with it."""
     table = common.locked(table)
     common.check_version(table, expected_version)
     if table.status != TableMatch.Status.SUBMITTED:
         raise TableError("not_submitted", _("只有已提交的结果才能确认。"))
     names = common.side_names(table)
     by = ""
-    if opponents:
+    resolving = not side and confirmation.open_calls(table).exists()
+    if side:
+        confirmation.check_players_confirm(table, side)
+        by = _("（%(side)s方选手确认）") % {"side": side}
+    elif opponents:
         # On the referee's phone, the pair the result goes against confirms it.
         if opponents != confirmation.opponents_may_confirm(user, table):
             raise TableError("not_opponents", confirmation.who_may_confirm(table))
@@ -241,12 +262,16 @@ def confirm_table(
                 % {"who": confirmation.who_may_confirm(table)},
             )
         raise TableError("not_allowed", confirmation.who_may_confirm(table))
-    table.status, table.confirmed_by, table.confirmed_at = (
+    elif resolving:
+        by = _("（裁判处理呼叫后确认）")
+    now = timezone.now()
+    table.status, table.confirmed_by, table.confirmed_at, table.confirmed_side = (
         TableMatch.Status.CONFIRMED,
-        user,
-        timezone.now(),
+        None if side else user,
+        now,
+        side,
     )
-    table.save_new_version("status", "confirmed_by", "confirmed_at")
+    table.save_new_version("status", "confirmed_by", "confirmed_at", "confirmed_side")
     # The tie may not be decided yet, but its table is confirmed: the live pages show it.
     table.match.round.stage.event.bump_version()
     common.audit(
@@ -255,7 +280,10 @@ def confirm_table(
         "confirm",
         _("确认结果：%(w)s胜") % {"w": _winner_name(table)} + by,
         after=table.state,
+        by_players=bool(side),
     )
+    if not side:
+        confirmation.open_calls(table).update(resolved_at=now, resolved_by=common.known_user(user))
     try:
         ties.after_confirmation(table, user)
     except draw_plan.ResultError as err:

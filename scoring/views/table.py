@@ -18,60 +18,35 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
-from guandan_cup.inputs import INT, whole_number
 from scoring import entries
 from scoring.engines.common import FORFEIT_REASONS
 from scoring.models import Report, TableMatch
-from scoring.services import confirmation, corrections, reports, tables
+from scoring.services import confirmation, corrections, players, reports, tables
 from scoring.services.common import TableError
-from scoring.table_page import table_page_data
+from scoring.table_page import (
+    ACTIONS,
+    STAFF_ACTIONS,
+    action_urls,
+    answer,
+    load_table,
+    page_version,
+    table_page_data,
+)
 from tournaments.access import can_enter_table, check_not_hidden, is_chief
 from tournaments.live.http import POLL_SECONDS, live_response
-from tournaments.models import Entry, Pair
 
 
 def _table(slug: str, event_slug: str, table_id: int, request) -> TableMatch:
     """The table with everything its page shows, in two small queries (a referee's every
     tap reads it); drafts only for staff."""
-    table = get_object_or_404(
-        TableMatch.objects.select_related("match__round__stage__event__tournament"),
+    table = load_table(
+        TableMatch.objects,
         pk=table_id,
         match__round__stage__event__tournament__slug=slug,
         match__round__stage__event__slug=event_slug,
-        match__round__stage__draw__undone_at__isnull=True,
     )
     check_not_hidden(request.user, table.match.round.stage.event.tournament)
-    # The two pairs with their players and teams: one query with four joins is cheaper to
-    # plan than one fourteen-table join.
-    ids = [pk for pk in (table.home_pair_id, table.away_pair_id) if pk]
-    pairs = {
-        p.pk: p
-        for p in Pair.objects.filter(pk__in=ids).select_related("first", "second", "entry__unit")
-    }
-    table.home_pair = pairs.get(table.home_pair_id)
-    table.away_pair = pairs.get(table.away_pair_id)
-    match = table.match
-    for side, pair in (("home", table.home_pair), ("away", table.away_pair)):
-        if pair is not None and pair.entry_id == getattr(match, f"{side}_id"):
-            setattr(match, side, pair.entry)
-    # A chess or rally match has no pairs: its two entries (players) with their units.
-    missing = {
-        getattr(match, f"{side}_id"): side
-        for side in ("home", "away")
-        if getattr(match, f"{side}_id") and not match._meta.get_field(side).is_cached(match)
-    }
-    if missing:
-        for entry in Entry.objects.filter(pk__in=missing).select_related("unit"):
-            setattr(match, missing[entry.pk], entry)
     return table
-
-
-# A table's own columns: what a write changes. Its match, event and pairs stay loaded.
-TABLE_COLUMNS = [
-    f.name
-    for f in TableMatch._meta.concrete_fields
-    if f.name not in ("id", "match", "home_pair", "away_pair", "number")
-]
 
 
 def _context(
@@ -83,6 +58,9 @@ def _context(
     event = table.match.round.stage.event
     return {
         **table_page_data(table, request.user, chief=chief),
+        "urls": action_urls(
+            "scoring:", [event.tournament.slug, event.slug, table.pk], ACTIONS + STAFF_ACTIONS
+        ),
         "key": uuid.uuid4().hex,
         "flash": flash,
         "problem": problem,
@@ -138,7 +116,15 @@ def table_qr(request: HttpRequest, slug: str, event_slug: str, table_id: int) ->
 
 
 def table_entry_url(request, table: TableMatch) -> str:
+    """Where the table's QR code leads: for the officials of a tournament whose players enter
+    results, the table's players' link (they show it at the table); else its page."""
     event = table.match.round.stage.event
+    if event.tournament.result_entry != Tournament.ResultEntry.REFEREES and (
+        can_enter_table(request.user, table)
+    ):
+        return request.build_absolute_uri(
+            reverse("scoring:play-table", args=[players.make_code(table)])
+        )
     return request.build_absolute_uri(
         reverse("scoring:table", args=[event.tournament.slug, event.slug, table.pk])
     )
@@ -183,48 +169,17 @@ def referee_action(*, chief_only: bool = False, allow=None):
                 allowed = chief if chief_only else can_enter_table(request.user, table, chief=chief)
             if not allowed:
                 raise PermissionDenied("Not your table.")
-            problem, flash, code = "", "", ""
-            try:
-                flash = view(request, table, **kwargs) or ""
-            except TableError as err:
-                problem, code = err.message, err.code
-            table.refresh_from_db(fields=TABLE_COLUMNS)  # as the write left it
-            if not request.htmx:
-                if problem:
-                    messages.error(request, problem)
-                elif flash:
-                    messages.success(request, flash)
-                return redirect(
-                    "scoring:table", slug=slug, event_slug=event_slug, table_id=table.pk
-                )
-            response = render(
+            return answer(
                 request,
-                "scoring/table.html#table_panel",
-                _context(request, table, chief=chief, flash=flash, problem=problem),
-                status=422 if problem else 200,
+                table,
+                lambda: view(request, table, **kwargs),
+                lambda **words: _context(request, table, chief=chief, **words),
+                reverse("scoring:table", args=[slug, event_slug, table.pk]),
             )
-            if code:
-                # The page's tap queue (static/js/table.js) stops on a change made elsewhere
-                # ("stale") and drops a tap refused for what it says.
-                response["X-Table-Error"] = code
-            return response
 
         return wrapper
 
     return decorate
-
-
-def _version(request) -> int:
-    """The table version the page showed. Every write from a page sends it; a missing or
-    unreadable one is refused, never taken as "no check" (a client that left it out would
-    write over a change it never saw)."""
-    version = whole_number(request.POST.get("version", ""), maximum=INT)
-    if version is None:
-        raise TableError(
-            "no_version",
-            _("请求缺少有效的版本号，无法核对你看到的是不是最新记录；请刷新页面后重试。"),
-        )
-    return version
 
 
 def _record(request, table, event: dict, *, reason: str = "", reported_by: str = "") -> str:
@@ -235,7 +190,7 @@ def _record(request, table, event: dict, *, reason: str = "", reported_by: str =
         event=event,
         user=request.user,
         key=request.POST.get("key", ""),
-        expected_version=_version(request),
+        expected_version=page_version(request),
         reason=reason,
         reported_by=reported_by,
     )
@@ -300,13 +255,13 @@ def record_forfeit(request, table):
 
 @referee_action()
 def undo(request, table):
-    tables.undo_last(table=table, user=request.user, expected_version=_version(request))
+    tables.undo_last(table=table, user=request.user, expected_version=page_version(request))
     return _("已撤销上一条记录。")
 
 
 @referee_action()
 def submit(request, table):
-    tables.submit_table(table=table, user=request.user, expected_version=_version(request))
+    tables.submit_table(table=table, user=request.user, expected_version=page_version(request))
     return _("结果已提交，等待确认。")
 
 
@@ -330,7 +285,7 @@ def confirm(request, table):
     tables.confirm_table(
         table=table,
         user=request.user,
-        expected_version=_version(request),
+        expected_version=page_version(request),
         opponents=side if side in ("A", "B") else "",
     )
     return _("结果已确认。")
@@ -355,14 +310,14 @@ def report_deduction(request, table):
         team=request.POST.get("team", ""),
         user=request.user,
         key=request.POST.get("key", ""),
-        expected_version=_version(request),
+        expected_version=page_version(request),
     )
     return _("已按三次举报属实扣级。")
 
 
 @referee_action(chief_only=True)
 def correct(request, table):
-    version = _version(request)
+    version = page_version(request)
     try:
         events = json.loads(request.POST.get("events", ""))
     except (ValueError, RecursionError):  # not JSON, a 5,000-digit number, nesting too deep
@@ -377,3 +332,28 @@ def correct(request, table):
         expected_version=version,
     )
     return _("记录已更正。")
+
+
+@referee_action()
+def resolve_call(request, table):
+    """An official has come to the table: its calls for the referee are dealt with (a
+    disputed result is then confirmed, or sent back to be entered again)."""
+    calls = list(confirmation.open_calls(table))
+    if not calls:
+        raise TableError("no_call", _("这一台没有待处理的呼叫。"))
+    for call in calls:
+        players.resolve_call(call=call, user=request.user)
+    return _("已处理呼叫。")
+
+
+@referee_action()
+def reopen(request, table):
+    players.reopen(table=table, user=request.user, expected_version=page_version(request))
+    return _("已退回重录：请撤销或补录后重新提交，再确认结果。")
+
+
+@referee_action(chief_only=True)
+def lock(request, table):
+    locked = request.POST.get("locked") != "0"
+    players.set_lock(table=table, user=request.user, locked=locked)
+    return _("已锁定：选手扫码不能再录入这一台。") if locked else _("已解除锁定。")

@@ -189,9 +189,12 @@ def bracket_context(event: Event) -> dict:
 # --------------------------------------------------------------------------- score sheets
 
 
-def scoresheet_context(event: Event, request, *, round_number: int | None = None) -> dict:
+def scoresheet_context(
+    event: Event, request, *, round_number: int | None = None, players_links: bool = False
+) -> dict:
     """One sheet per table of the chosen round (default: every round with open tables),
-    filled in with what is already recorded."""
+    filled in with what is already recorded. ``players_links``: the QR codes are the tables'
+    players' links (for the officials of a tournament whose players enter results)."""
     from scoring.models import TableMatch
 
     tables = (
@@ -215,7 +218,16 @@ def scoresheet_context(event: Event, request, *, round_number: int | None = None
     engine = event.scorer()
     sheets = []
     for table in tables:
-        sheets.append(_sheet(engine, event, table, request, position=len(sheets) + 1))
+        sheets.append(
+            _sheet(
+                engine,
+                event,
+                table,
+                request,
+                position=len(sheets) + 1,
+                players_links=players_links,
+            )
+        )
     return {
         "tournament": event.tournament,
         "event": event,
@@ -226,11 +238,14 @@ def scoresheet_context(event: Event, request, *, round_number: int | None = None
     }
 
 
-def _sheet(engine, event: Event, table, request, *, position: int) -> dict:
+def _sheet(
+    engine, event: Event, table, request, *, position: int, players_links: bool = False
+) -> dict:
     """One table's sheet: the engine's record on paper (``Scorer.sheet``), filled in with
     what is recorded so far, and the table's QR code, times and signatures."""
     from scoring.engines.board import RecordItem
     from scoring.selectors import pair_name
+    from scoring.services import players
 
     match = table.match
     names = {
@@ -243,10 +258,13 @@ def _sheet(engine, event: Event, table, request, *, position: int) -> dict:
     }
     active = [e for e in sorted(table.events.all(), key=lambda e: e.seq) if e.undone_at is None]
     sheet = engine.sheet([RecordItem(e.payload, e.reason) for e in active], names)
-    url = request.build_absolute_uri(
-        reverse("scoring:table", args=[event.tournament.slug, event.slug, table.pk])
-    )
+    if players_links:
+        address = reverse("scoring:play-table", args=[players.make_code(table)])
+    else:
+        address = reverse("scoring:table", args=[event.tournament.slug, event.slug, table.pk])
+    url = request.build_absolute_uri(address)
     return {
+        "entry_words": players.entry_words(table),
         # Which sheet of the stack this is: counted here, as the sheets may be rendered in
         # pieces (pdf.render_pdf), where a page counter would restart.
         "position": position,

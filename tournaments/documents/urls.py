@@ -11,4 +11,5 @@ urlpatterns = [
     path("<slug:event_slug>/draw.pdf", views.draw_pdf, name="draw-pdf"),
     path("<slug:event_slug>/bracket.pdf", views.bracket_pdf, name="bracket-pdf"),
     path("<slug:event_slug>/scoresheets.pdf", views.scoresheets_pdf, name="scoresheets-pdf"),
+    path("<slug:event_slug>/tablecards.pdf", views.table_cards_pdf, name="tablecards-pdf"),
 ]

@@ -1,14 +1,19 @@
 """The printed documents, as PDFs: inline (a print view) or, with ?download=1, a download."""
 
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_safe
 
 from guandan_cup.inputs import SMALL_INT, whole_number
+from scoring.services.confirmation import is_official
 from tournaments.access import get_event, get_public_tournament
 from tournaments.day import selectors as day_selectors
 from tournaments.documents import build as documents
 from tournaments.documents.pdf import pdf_response, render_pdf
 from tournaments.documents.unit_results import unit_results_context
+from tournaments.models import Tournament
 
 
 def _send(request, template: str, context: dict, filename: str, split: str = "") -> HttpResponse:
@@ -40,14 +45,46 @@ def scoresheets_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpRes
     event = get_event(get_public_tournament(request, slug), event_slug)
     raw = request.GET.get("round", "")
     round_number = whole_number(raw, maximum=SMALL_INT)
-    context = documents.scoresheet_context(event, request, round_number=round_number)
-    return _send(
+    links = players_links(request, event.tournament)
+    context = documents.scoresheet_context(
+        event, request, round_number=round_number, players_links=links
+    )
+    response = _send(
         request,
         "pdf/scoresheets.html",
         context,
         f"{slug}-{event_slug}-scoresheets.pdf",
         split="sheets",  # a round's 256 sheets are rendered on the idle cores
     )
+    if links:
+        patch_cache_control(response, private=True, no_store=True)
+    return response
+
+
+def players_links(request, tournament: Tournament) -> bool:
+    """Whether the tables' QR codes printed for this reader are the players' links (扫码录分):
+    for the tournament's officials when its players enter results; the public's copy has
+    the tables' public pages."""
+    return tournament.result_entry != Tournament.ResultEntry.REFEREES and is_official(
+        request.user, tournament
+    )
+
+
+@require_safe
+def table_cards_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
+    """桌卡: one card per table of a round, its players' link as a big QR code, for the desk
+    to set on the tables (the tournament's officials; their players enter results)."""
+    tournament = get_object_or_404(Tournament, slug=slug)
+    if not is_official(request.user, tournament):
+        raise PermissionDenied("Officials only.")
+    event = get_event(tournament, event_slug)
+    round_number = whole_number(request.GET.get("round", ""), maximum=SMALL_INT)
+    context = documents.scoresheet_context(
+        event, request, round_number=round_number, players_links=players_links(request, tournament)
+    )
+    response = _send(request, "pdf/tablecards.html", context, f"{slug}-{event_slug}-tablecards.pdf")
+    patch_cache_control(response, private=True, no_store=True)
+    return response
 
 
 @require_safe

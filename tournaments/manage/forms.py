@@ -88,6 +88,7 @@ class TournamentForm(forms.ModelForm):
             "leaders_meeting_place",
             "one_event_per_person",
             "confirmation",
+            "result_entry",
             "correction_signoff",
             "team_disqualification",
             "notice_title",
@@ -152,13 +153,16 @@ class TournamentForm(forms.ModelForm):
     # The results' rules a form may leave out (a page of an older release, the new-tournament
     # form posted without them): the tournament's own setting is kept — a new one's is the
     # model's default.
-    DEFAULTED = ("correction_signoff", "team_disqualification")
+    DEFAULTED = ("correction_signoff", "team_disqualification", "result_entry")
 
     def clean_correction_signoff(self):
         return self.cleaned_data.get("correction_signoff") or self.instance.correction_signoff
 
     def clean_team_disqualification(self):
         return self.cleaned_data.get("team_disqualification") or self.instance.team_disqualification
+
+    def clean_result_entry(self):
+        return self.cleaned_data.get("result_entry") or self.instance.result_entry
 
     def clean_standings_joint(self):
         return self.cleaned_data.get("standings_joint") or Tournament.JointPoints.SHARED

@@ -90,6 +90,24 @@ class Tournament(models.Model):
         help_text=_("录入、提交或更正结果的人都不能确认它"),
     )
 
+    class ResultEntry(models.TextChoices):
+        REFEREES = "referees", _("裁判录入")
+        PLAYERS = "players", _("选手扫码录入，对方选手确认")
+        BOTH = "both", _("选手扫码录入，对方选手或裁判确认")
+
+    # Who enters a table's result (docs/permissions.md, the players' link): the referees, or
+    # the players at the table from its QR code, the other side confirming (扫码录分).
+    result_entry = models.CharField(
+        _("结果录入"),
+        max_length=16,
+        choices=ResultEntry.choices,
+        default=ResultEntry.REFEREES,
+        help_text=_(
+            "选手扫码录入时，记分表和桌卡上的二维码让本台选手不登录即可录入本台（当天有效），"
+            "提交后由对方选手确认；有异议时呼叫裁判。判罚、判负、取消资格仍由裁判办理"
+        ),
+    )
+
     class CorrectionSignoff(models.TextChoices):
         SECOND = "second", _("更正后由另一人再确认")
         PANEL = "panel", _("由两名仲裁组成员署名更正，即时生效")

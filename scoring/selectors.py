@@ -9,7 +9,7 @@ from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from scoring.models import CheckIn, Report, TableMatch
+from scoring.models import PEOPLE, CheckIn, Report, TableCall, TableMatch
 from tournaments.models import HallDuty, Match, Official, Pair
 
 
@@ -225,3 +225,28 @@ def show_points(event, matches) -> None:
             continue
         m.points = engine.tie_points(state)
         m.home_shown, m.away_shown = engine.points_shown(state)
+
+
+def open_calls(tournament, *tables_filter: Q) -> list:
+    """The calls for the referee (呼叫裁判) not yet dealt with, oldest first, each with its
+    table's heading and the pairs' names; only those of tables matching ``tables_filter``
+    (a referee's own) when given. One query."""
+    rows = TableCall.objects.filter(
+        table__match__round__stage__event__tournament=tournament,
+        table__match__round__stage__draw__undone_at__isnull=True,
+        table__voided_at__isnull=True,
+        resolved_at__isnull=True,
+    )
+    for condition in tables_filter:
+        rows = rows.filter(table__in=TableMatch.objects.filter(condition).values("pk"))
+    calls = list(
+        rows.select_related(
+            "table__match__round__stage__event",
+            "table__match__home",
+            "table__match__away",
+            *(f"table__{p}" for p in PEOPLE),
+        ).order_by("created_at", "pk")
+    )
+    for call in calls:
+        call.table.heading = table_heading(call.table)
+    return calls

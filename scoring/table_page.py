@@ -41,7 +41,9 @@ def table_page_data(table: TableMatch, user, *, chief: bool | None = None) -> di
         name_people(event.tournament, [table], "submitted_by", "confirmed_by")
         name_people(event.tournament, audit, "actor")
     opponents = confirmation.opponents_may_confirm(user, table)
-    calls = list(confirmation.open_calls(table)) if table.status != TableMatch.Status.CONFIRMED else []
+    calls = (
+        list(confirmation.open_calls(table)) if table.status != TableMatch.Status.CONFIRMED else []
+    )
     return {
         "calls": calls,
         "entry_words": players.entry_words(table),

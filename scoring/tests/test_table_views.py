@@ -15,11 +15,12 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
-from scoring.models import AuditEntry, CheckIn, Report, TableEvent, TableMatch
+from scoring.models import AuditEntry, CheckIn, Report, TableCall, TableEvent, TableMatch
 from scoring.selectors import pair_name
 from scoring.services.common import TableError
 from scoring.services.corrections import correct_table
 from scoring.services.desk import check_in
+from scoring.services.players import call_referee
 from scoring.services.reports import add_report, rule_report
 from scoring.services.tables import confirm_table, record_event, submit_table
 from scoring.tests.test_sport_tables import SPORT_URLS
@@ -148,6 +149,11 @@ def _submitted(c: Cast) -> list:
     return []
 
 
+def _a_call(c: Cast) -> list:
+    call_referee(table=c.table, side="A", kind="help", key="prep-call")
+    return []
+
+
 def _a_report(c: Cast) -> list:
     report = add_report(table=c.table, team="A", description="偷看", user=c.submitter)
     c.extra["report"] = report
@@ -255,6 +261,26 @@ ACTIONS = {
         prepare=_submitted,
         done=lambda c: fresh(c.table).winner == "B",
     ),
+    "resolve-call": Action(
+        "scoring:resolve-call",
+        False,
+        {},
+        prepare=_a_call,
+        done=lambda c: not TableCall.objects.filter(table=c.table, resolved_at=None).exists(),
+    ),
+    "reopen": Action(
+        "scoring:reopen",
+        False,
+        {},
+        prepare=_submitted,
+        done=lambda c: fresh(c.table).status == TableMatch.Status.OPEN,
+    ),
+    "lock": Action(
+        "scoring:lock",
+        True,
+        {"locked": "1"},
+        done=lambda c: fresh(c.table).players_locked_at is not None,
+    ),
     "whistle": Action(
         "scoring:whistle",
         True,
@@ -298,7 +324,13 @@ def _post(client, action: Action, c: Cast, extra: list, **kwargs):
         and "key" in data
         or (
             action.url_name
-            in ("scoring:undo", "scoring:submit", "scoring:confirm", "scoring:correct")
+            in (
+                "scoring:undo",
+                "scoring:submit",
+                "scoring:confirm",
+                "scoring:correct",
+                "scoring:reopen",
+            )
         )
     ):
         data["version"] = str(fresh(kwargs.get("table") or c.table).version)
@@ -320,6 +352,10 @@ def test_the_matrix_covers_every_write_url_of_the_referee_pages():
     # The correction page and the rulings on a flagged tie are tested in
     # test_correction_page / test_services / test_replay, and in tests/test_permissions' matrix.
     elsewhere = {"scoring:correction", "scoring:ruling", "scoring:replay"}
+    # The players' link has its own tests (test_players_link).
+    elsewhere |= {
+        f"scoring:{p.name}" for p in scoring.urls.urlpatterns if p.name.startswith("play-")
+    }
     names = {f"scoring:{p.name}" for p in scoring.urls.urlpatterns} - read_only - elsewhere
     # The chess and rally entry URLs have their own matrix (test_sport_tables).
     assert names == {a.url_name for a in ACTIONS.values()} | set(SPORT_URLS)
@@ -526,7 +562,10 @@ def test_the_refusal_of_an_old_page_says_who_changed_the_table_and_when(client, 
 
 
 VERSIONED_ACTIONS = [
-    name for name in TABLE_ACTIONS if name not in ("report", "rule-report", "checkin")
+    name
+    for name in TABLE_ACTIONS
+    # The call's resolution and the lock say what they set: a second tap changes nothing.
+    if name not in ("report", "rule-report", "checkin", "resolve-call", "lock")
 ]
 
 

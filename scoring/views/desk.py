@@ -22,6 +22,7 @@ from scoring.selectors import (
     TABLE_STATES,
     missing_pairs,
     name_people,
+    open_calls,
     pair_name,
     refereed_by,
     show_boards,
@@ -74,6 +75,9 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
         table.names = common.side_names(table)
         table.heading = table_heading(table)
     name_people(tournament, waiting, "submitted_by")
+    calls = open_calls(tournament)
+    for call in calls:
+        call.table.names = common.side_names(call.table)
     flagged = list(
         Match.objects.filter(
             round__stage__event__tournament=tournament,
@@ -110,6 +114,7 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "tournament": tournament,
             "waiting": waiting,
+            "calls": calls,
             "flagged": flagged,
             "rounds": rounds,
             "pair_name": pair_name,

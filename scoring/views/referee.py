@@ -9,7 +9,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
-from scoring.selectors import TABLE_STATE_LABELS, referee_tables, table_heading, table_state
+from scoring.selectors import (
+    TABLE_STATE_LABELS,
+    open_calls,
+    referee_tables,
+    refereed_by,
+    table_heading,
+    table_state,
+)
 from scoring.services.common import side_names
 from tournaments.access import is_chief
 from tournaments.models import HallDuty, Official, Tournament
@@ -42,10 +49,17 @@ def my_tables(request: HttpRequest, slug: str) -> HttpResponse:
         table.is_next = False
         if not next_found and table.list_state not in DONE and not table.match.is_decided:
             table.is_next = next_found = True
+    calls = open_calls(tournament, refereed_by(request.user))
+    called = {c.table_id for c in calls}
+    for table in tables:
+        table.called = table.pk in called
+    for call in calls:
+        call.table.names = side_names(call.table)
     return render(
         request,
         "scoring/my_tables.html",
         {
+            "calls": calls,
             "tournament": tournament,
             "official": official,
             "tables": tables,

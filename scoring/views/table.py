@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
@@ -34,6 +35,7 @@ from scoring.table_page import (
 )
 from tournaments.access import can_enter_table, check_not_hidden, is_chief
 from tournaments.live.http import POLL_SECONDS, live_response
+from tournaments.models import Tournament
 
 
 def _table(slug: str, event_slug: str, table_id: int, request) -> TableMatch:
@@ -112,7 +114,10 @@ def _replayed_at(slug: str, event_slug: str, table_id: int) -> str | None:
 @require_safe
 def table_qr(request: HttpRequest, slug: str, event_slug: str, table_id: int) -> HttpResponse:
     table = _table(slug, event_slug, table_id, request)
-    return HttpResponse(table_qr_svg(request, table), content_type="image/svg+xml")
+    response = HttpResponse(table_qr_svg(request, table), content_type="image/svg+xml")
+    # An official's code may be the table's players' link: kept by no cache.
+    patch_cache_control(response, private=True, no_store=True)
+    return response
 
 
 def table_entry_url(request, table: TableMatch) -> str:
@@ -174,7 +179,10 @@ def referee_action(*, chief_only: bool = False, allow=None):
                 table,
                 lambda: view(request, table, **kwargs),
                 lambda **words: _context(request, table, chief=chief, **words),
-                reverse("scoring:table", args=[slug, event_slug, table.pk]),
+                # The desk's own buttons (锁定) come back to the desk.
+                reverse("scoring:desk", args=[slug])
+                if request.POST.get("back") == "desk"
+                else reverse("scoring:table", args=[slug, event_slug, table.pk]),
             )
 
         return wrapper

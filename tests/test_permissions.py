@@ -29,8 +29,10 @@ from django.test import Client, override_settings
 from django.urls import URLResolver, get_resolver, resolve, reverse
 from django.utils import timezone
 
-from scoring.models import CheckIn, Report, TableEvent, TableMatch
+from scoring.models import CheckIn, Report, TableCall, TableEvent, TableMatch
+from scoring.services import players
 from scoring.services.desk import check_in
+from scoring.services.players import call_referee
 from scoring.services.reports import add_report, rule_report
 from scoring.services.tables import ensure_tables, record_event, submit_table
 from scoring.tests.utils import assign_referee
@@ -237,6 +239,15 @@ def _round(w):
     return {"slug": w.nantong.slug, "round_id": w.round.pk}
 
 
+def _play(w):
+    """The players' link of the table (扫码录分)."""
+    return {"code": players.make_code(fresh(w.table))}
+
+
+def _play_sport(w):
+    return {"code": players.make_code(fresh(w.sport_table))}
+
+
 def _flagged_match(w):
     return {"slug": w.nantong.slug, "match_id": w.match.pk}
 
@@ -305,6 +316,20 @@ ARGS: dict[str, Callable] = {
     "scoring:correction": _table,
     "scoring:ruling": _flagged_match,
     "scoring:replay": _flagged_match,
+    "scoring:resolve-call": _table,
+    "scoring:reopen": _table,
+    "scoring:lock": _table,
+    "scoring:play-table": _play,
+    "scoring:play-deal": _play,
+    "scoring:play-game": _play_sport,
+    "scoring:play-point": _play_sport,
+    "scoring:play-first-server": _play_sport,
+    "scoring:play-time-up": _play,
+    "scoring:play-undo": _play,
+    "scoring:play-submit": _play,
+    "scoring:play-confirm": _play,
+    "scoring:play-call": _play,
+    "documents:tablecards-pdf": _nantong_event,
     "scoring:desk": _nantong,
     "scoring:my-tables": _nantong,
     "scoring:whistle": _round,
@@ -386,6 +411,8 @@ PUBLIC = {
     "live:match-json",
     "scoring:table",
     "scoring:table-qr",
+    # the players' link: anyone holding a table's code (the rows below)
+    "scoring:play-table",
     "day:timeline",
     "day:json",
     "day:hall-screen",
@@ -404,6 +431,7 @@ READ_ONLY = PUBLIC | {
     "scoring:board",
     "scoring:audit",
     "scoring:my-tables",
+    "documents:tablecards-pdf",
 }
 WRITING = {
     "admin",  # the whole Django admin (its own staff permissions)
@@ -432,6 +460,18 @@ WRITING = {
     "scoring:replay",
     "scoring:whistle",
     "scoring:checkin",
+    "scoring:resolve-call",
+    "scoring:reopen",
+    "scoring:lock",
+    "scoring:play-deal",
+    "scoring:play-game",
+    "scoring:play-point",
+    "scoring:play-first-server",
+    "scoring:play-time-up",
+    "scoring:play-undo",
+    "scoring:play-submit",
+    "scoring:play-confirm",
+    "scoring:play-call",
     "registration:add-entry",
     "registration:entry-edit",
     "registration:withdraw",
@@ -482,6 +522,41 @@ def _played(w):
 def _submitted(w):
     _played(w)
     submit_table(table=fresh(w.table), user=w.users["referee"])
+    return {}
+
+
+def _players_enter(w):
+    Tournament.objects.filter(pk=w.nantong.pk).update(result_entry="players")
+    return {}
+
+
+def _players_dealt(w):
+    _players_enter(w)
+    record_event(table=fresh(w.table), event={"order": list("AABB")}, key="pl-1", by_players=True)
+    return {}
+
+
+def _players_played(w):
+    _players_dealt(w)
+    record_event(table=fresh(w.table), event={"time_up": True}, key="pl-2", by_players=True)
+    return {}
+
+
+def _players_submitted(w):
+    _players_played(w)
+    submit_table(table=fresh(w.table), side="A")
+    return {}
+
+
+def _forged_code(w):
+    """The table's signature on another table's number: the link of no table."""
+    _players_enter(w)
+    _number, day, signature = players.make_code(fresh(w.table)).split("-")
+    return {"code": f"{w.sport_table.pk}-{day}-{signature}"}
+
+
+def _called(w):
+    call_referee(table=fresh(w.table), side="A", kind="help", key="m-call")
     return {}
 
 
@@ -1130,6 +1205,123 @@ MATRIX: list[Row] = [
         done=lambda w: fresh(w.prepared_link).revoked_at is not None,
     ),
     Row("GET", "links:revoke", LOGGED_IN_405, prepare=_link),
+    Row(
+        "POST",
+        "scoring:resolve-call",
+        REFEREE,
+        prepare=_called,
+        done=lambda w: not TableCall.objects.filter(resolved_at__isnull=True).exists(),
+    ),
+    Row(
+        "POST",
+        "scoring:reopen",
+        REFEREE,
+        prepare=_submitted,
+        done=lambda w: fresh(w.table).status == TableMatch.Status.OPEN,
+    ),
+    Row(
+        "POST",
+        "scoring:lock",
+        CHIEF,
+        data={"locked": "1"},
+        done=lambda w: fresh(w.table).players_locked_at is not None,
+    ),
+    # 桌卡 carry the players' links: every official of the tournament, nobody else.
+    Row("GET", "documents:tablecards-pdf", "login 403 403 403 ok ok ok ok ok"),
+    # ----------------------------------------------------------------- the players' link
+    # Anyone holding a table's code, with or without a login, enters that table (issue 25);
+    # every staff URL refuses such a phone (test_the_players_link_opens_no_staff_url).
+    Row("GET", "scoring:play-table", EVERYONE, prepare=_players_enter),
+    Row(
+        "POST",
+        "scoring:play-deal",
+        EVERYONE,
+        prepare=_players_enter,
+        data={"deal": "A2", "key": "m-pl"},
+        done=lambda w: TableEvent.objects.filter(table=w.table, by_players=True).exists(),
+    ),
+    Row(
+        "POST",
+        "scoring:play-deal",
+        NOT_FOUND.replace("login", "404"),
+        note="the code of another table",
+        prepare=_forged_code,
+        data={"deal": "A2", "key": "m-pl"},
+        done=lambda w: TableEvent.objects.exists(),
+    ),
+    Row(
+        "POST",
+        "scoring:play-game",
+        EVERYONE,
+        prepare=_players_enter,
+        data={"home": "21", "away": "18", "key": "m-pl-game"},
+        done=lambda w: _sport_events(w) == [{"home": 21, "away": 18}],
+    ),
+    Row(
+        "POST",
+        "scoring:play-point",
+        EVERYONE,
+        prepare=_players_enter,
+        data={"side": "away", "key": "m-pl-point"},
+        done=lambda w: _sport_events(w) == [{"point": "away"}],
+    ),
+    Row(
+        "POST",
+        "scoring:play-first-server",
+        EVERYONE,
+        prepare=_players_enter,
+        data={"side": "home", "key": "m-pl-serve"},
+        done=lambda w: _sport_events(w) == [{"first_server": "home"}],
+    ),
+    Row(
+        "POST",
+        "scoring:play-time-up",
+        EVERYONE,
+        prepare=_players_dealt,
+        data={"key": "m-pl-t"},
+        done=lambda w: len(_events(w)) == 2,
+    ),
+    Row(
+        "POST",
+        "scoring:play-undo",
+        EVERYONE,
+        prepare=_players_dealt,
+        done=lambda w: _events(w) == [],
+    ),
+    Row(
+        "POST",
+        "scoring:play-submit",
+        EVERYONE,
+        prepare=_players_played,
+        data={"side": "B"},
+        done=lambda w: fresh(w.table).submitted_side == "B",
+    ),
+    Row(
+        "POST",
+        "scoring:play-confirm",
+        EVERYONE,
+        prepare=_players_submitted,
+        data={"side": "B"},
+        done=lambda w: fresh(w.table).status == TableMatch.Status.CONFIRMED,
+    ),
+    Row(
+        "POST",
+        "scoring:play-call",
+        EVERYONE,
+        prepare=_players_enter,
+        data={"kind": "help", "key": "m-pl-call"},
+        done=lambda w: TableCall.objects.filter(table=w.table).exists(),
+    ),
+    *(
+        Row("GET", name, "405 405 405 405 405 405 405 405 405", prepare=_players_enter)
+        for name in (
+            "scoring:play-deal",
+            "scoring:play-undo",
+            "scoring:play-submit",
+            "scoring:play-confirm",
+            "scoring:play-call",
+        )
+    ),
 ]
 ROWS_BY_NAME: dict[str, list[Row]] = {}
 for _row in MATRIX:
@@ -1175,6 +1367,15 @@ VERSIONED = {
     "scoring:report-deduction",
     "scoring:correct",
     "scoring:correction",
+    "scoring:reopen",
+    "scoring:play-deal",
+    "scoring:play-game",
+    "scoring:play-point",
+    "scoring:play-first-server",
+    "scoring:play-time-up",
+    "scoring:play-undo",
+    "scoring:play-submit",
+    "scoring:play-confirm",
 }
 
 
@@ -1183,8 +1384,11 @@ def _data(row: Row, w, url: str = "") -> dict:
     it (a write without one is refused)."""
     data = row.data(w) if callable(row.data) else dict(row.data)
     if row.name in VERSIONED and "version" not in data and url:
-        table_id = resolve(url).kwargs["table_id"]
-        data["version"] = str(TableMatch.objects.get(pk=table_id).version)
+        kwargs = resolve(url).kwargs
+        found = players.read_code(kwargs["code"]) if "code" in kwargs else None
+        table_id = found.table_id if found else kwargs.get("table_id")
+        table = TableMatch.objects.filter(pk=table_id).first()
+        data["version"] = str(table.version if table else 0)
     return data
 
 
@@ -1289,6 +1493,28 @@ def test_a_post_without_the_csrf_token_is_refused(world, name):
     assert response.status_code == 403, f"{row.id}: {response.status_code}"
     assert "CSRF" in response.content.decode()
     assert not done
+
+
+@pytest.mark.django_db
+def test_the_players_link_opens_no_staff_url(world):
+    """A phone that opened a table's players' link (its cookies, the code in hand) is refused
+    by every URL the matrix refuses an anonymous visitor — the staff's pages and writes."""
+    phone = Client()
+    sid = transaction.savepoint_create()
+    try:
+        _players_enter(world)
+        page = phone.get(reverse("scoring:play-table", kwargs=_play(world)))
+        assert page.status_code == 200 and "deal-button" in page.content.decode()
+    finally:
+        transaction.savepoint_rollback(sid)
+    refused = [row for row in MATRIX if row.outcomes()["anonymous"] == "login"]
+    assert len(refused) > 40
+    wrong = []
+    for row in refused:
+        _response, got, done = request(row, world, "anonymous", client=phone)
+        if got != "login" or done:
+            wrong.append(f"{row.id}: {got}{' (written)' if done else ''}")
+    assert not wrong, "\n".join(wrong)
 
 
 # --------------------------------------------------------------------------- the document

@@ -1,5 +1,6 @@
 """The printed documents, as PDFs: inline (a print view) or, with ?download=1, a download."""
 
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
@@ -70,6 +71,7 @@ def players_links(request, tournament: Tournament) -> bool:
     )
 
 
+@login_required
 @require_safe
 def table_cards_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
     """桌卡: one card per table of a round, its players' link as a big QR code, for the desk

@@ -41,6 +41,8 @@ from hypothesis import strategies as st
 
 from guandan_cup.inputs import normalise_name
 from scoring.models import TableMatch
+from scoring.services import players
+from scoring.services.players import call_referee
 from scoring.services.reports import add_report, rule_report
 from scoring.services.tables import record_event, submit_table
 from scoring.tests.utils import assign_referee
@@ -628,6 +630,25 @@ def _a_report(w: World) -> int:
     return report.pk
 
 
+def _players_enter(w: World) -> None:
+    Tournament.objects.filter(pk=w.nantong.pk).update(result_entry="players")
+
+
+def _play(w: World, name: str, table=None) -> str:
+    """The players' link of the table (or a forged one: another table's number)."""
+    return reverse(name, args=[players.make_code(table or w.table)])
+
+
+def _players_over(w: World) -> None:
+    _players_enter(w)
+    _over(w)
+
+
+def _players_submitted(w: World) -> None:
+    _players_over(w)
+    submit_table(table=w.table, side="A")
+
+
 ENDPOINTS: dict[str, Endpoint] = {
     # Team leaders (领队): their own units' entries in fuzz-cup.
     "registration:add-entry": Endpoint(
@@ -983,6 +1004,111 @@ ENDPOINTS: dict[str, Endpoint] = {
         lambda w: form({"key": value("k1"), "side": value("home", "away")}),
         htmx=True,
     ),
+    # The players' link (扫码录分): anyone with a table's code; a referee's phone here too.
+    "scoring:play-deal": Endpoint(
+        "referee",
+        "nantong",
+        lambda w, d: _play(w, "scoring:play-deal"),
+        _table_data(deal=value("A2", "B4", "A", "C2")),
+        htmx=True,
+        prepare=_players_enter,
+    ),
+    "scoring:play-game": Endpoint(
+        "sport_referee",
+        "nantong",
+        lambda w, d: _play(w, "scoring:play-game", w.sport_table),
+        lambda w: form(
+            {
+                "key": value("k1"),
+                "version": value(TableMatch.objects.get(pk=w.sport_table.pk).version),
+                "home": value("21", "-1", "999"),
+                "away": value("18", "x"),
+            }
+        ),
+        htmx=True,
+        prepare=_players_enter,
+    ),
+    "scoring:play-point": Endpoint(
+        "sport_referee",
+        "nantong",
+        lambda w, d: _play(w, "scoring:play-point", w.sport_table),
+        lambda w: form({"key": value("k1"), "side": value("home", "away")}),
+        htmx=True,
+        prepare=_players_enter,
+    ),
+    "scoring:play-first-server": Endpoint(
+        "sport_referee",
+        "nantong",
+        lambda w, d: _play(w, "scoring:play-first-server", w.sport_table),
+        lambda w: form({"key": value("k1"), "side": value("home", "away")}),
+        htmx=True,
+        prepare=_players_enter,
+    ),
+    "scoring:play-time-up": Endpoint(
+        "referee",
+        "nantong",
+        lambda w, d: _play(w, "scoring:play-time-up"),
+        _table_data(),
+        htmx=True,
+        prepare=lambda w: (_players_enter(w), _dealt(w)),
+    ),
+    "scoring:play-undo": Endpoint(
+        "referee",
+        "nantong",
+        lambda w, d: _play(w, "scoring:play-undo"),
+        _table_data(),
+        htmx=True,
+        prepare=lambda w: (_players_enter(w), _dealt(w)),
+    ),
+    "scoring:play-submit": Endpoint(
+        "referee",
+        "nantong",
+        lambda w, d: _play(w, "scoring:play-submit"),
+        _table_data(side=value("A", "B", "", "AB")),
+        htmx=True,
+        prepare=_players_over,
+    ),
+    "scoring:play-confirm": Endpoint(
+        "referee",
+        "nantong",
+        lambda w, d: _play(w, "scoring:play-confirm"),
+        _table_data(side=value("A", "B", "")),
+        htmx=True,
+        prepare=_players_submitted,
+    ),
+    "scoring:play-call": Endpoint(
+        "referee",
+        "nantong",
+        lambda w, d: _play(w, "scoring:play-call"),
+        _table_data(
+            kind=value("dispute", "help", "other"), side=value("A", "B", "", "C"), note=value("")
+        ),
+        htmx=True,
+        prepare=_players_enter,
+    ),
+    "scoring:resolve-call": Endpoint(
+        "referee",
+        "nantong",
+        lambda w, d: _nantong_table(w, "scoring:resolve-call"),
+        lambda w: form({}),
+        htmx=True,
+        prepare=lambda w: call_referee(table=w.table, side="A", kind="help", key="prep-call"),
+    ),
+    "scoring:reopen": Endpoint(
+        "referee",
+        "nantong",
+        lambda w, d: _nantong_table(w, "scoring:reopen"),
+        _table_data(),
+        htmx=True,
+        prepare=_submitted,
+    ),
+    "scoring:lock": Endpoint(
+        "chief",
+        "nantong",
+        lambda w, d: _nantong_table(w, "scoring:lock"),
+        lambda w: form({"locked": value("1", "0", "")}),
+        htmx=True,
+    ),
     "links:list": Endpoint(
         "chief",
         "nantong",
@@ -1195,6 +1321,8 @@ READ_ONLY = {
     "live:match-json",
     "scoring:table",
     "scoring:table-qr",
+    "scoring:play-table",
+    "documents:tablecards-pdf",
     "scoring:desk",
     "scoring:audit",
     "scoring:my-tables",
@@ -1225,6 +1353,7 @@ DOWNLOADS = {
     "documents:draw-pdf",
     "documents:bracket-pdf",
     "documents:scoresheets-pdf",
+    "documents:tablecards-pdf",
     "manage:entries-template",
     "manage:entries-export",
     "registration:unit-form",
@@ -1294,7 +1423,7 @@ def _referee_may(w: World, table: TableMatch | None = None) -> Callable[[str, di
     t = table or w.table
 
     def may(name, row):
-        if name in ("scoring.tableevent", "scoring.report"):
+        if name in ("scoring.tableevent", "scoring.report", "scoring.tablecall"):
             return row["table_id"] == t.pk
         if name == "scoring.tablematch":
             return row["id"] == t.pk
@@ -1517,6 +1646,7 @@ def test_a_post_to_a_page_that_only_reads_changes_nothing(client, world, name, f
         "live:match-json": [world.nantong.slug, "guandan", world.table.match_id],
         "scoring:table": [world.nantong.slug, "guandan", world.table.pk],
         "scoring:table-qr": [world.nantong.slug, "guandan", world.table.pk],
+        "scoring:play-table": [players.make_code(world.table)],
         "day:timeline": [world.nantong.slug],
         "day:json": [world.nantong.slug],
         "day:hall-screen": [world.nantong.slug, world.nantong.venues.first().pk],

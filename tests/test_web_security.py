@@ -14,6 +14,7 @@ from django.test import Client
 from django.urls import URLResolver, get_resolver, reverse
 
 from scoring.models import TableMatch
+from scoring.services.players import make_code
 from tests.test_permissions import PUBLIC
 from tournaments.models import Match, Player, Unit, Venue
 from tournaments.ops.demo import play_demo
@@ -145,6 +146,8 @@ def _public_urls() -> dict[str, list[str]]:
         "documents:results-pdf": [reverse("documents:results-pdf", args=[NANTONG])],
         "scoring:table": [reverse("scoring:table", args=table_args)],
         "scoring:table-qr": [reverse("scoring:table-qr", args=table_args)],
+        # The players' link of a table (its page shows what the table page shows).
+        "scoring:play-table": [reverse("scoring:play-table", args=[make_code(table)])],
         "live:match": [reverse("live:match", args=[NANTONG, *event, match.pk])],
         "live:match-json": [reverse("live:match-json", args=[NANTONG, *event, match.pk])],
     }

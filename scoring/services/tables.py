@@ -246,7 +246,7 @@ def confirm_table(
     names = common.side_names(table)
     by = ""
     resolving = not side and confirmation.open_calls(table).exists()
-    if side:
+    if side or user is None:  # the players' link names its side
         confirmation.check_players_confirm(table, side)
         by = _("（%(side)s方选手确认）") % {"side": side}
     elif opponents:

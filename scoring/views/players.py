@@ -73,17 +73,19 @@ def _context(request, table: TableMatch, found, code: str, *, flash="", problem=
     calls = list(confirmation.open_calls(table))
     submitted_by_players = table.status == TableMatch.Status.SUBMITTED and table.submitted_side
     url = request.build_absolute_uri(reverse("scoring:play-table", args=[code]))
+    confirm_side = (
+        confirmation.other_side(table.submitted_side)
+        if submitted_by_players and not calls and not refusal
+        else ""
+    )
     return {
         **data,
         "can_enter": not refusal,
         "players": {
             "refusal": refusal,
             "calls": calls,
-            "confirm_side": (
-                confirmation.other_side(table.submitted_side)
-                if submitted_by_players and not calls and not refusal
-                else ""
-            ),
+            "confirm_side": confirm_side,
+            "confirm_name": data["home_name"] if confirm_side == "A" else data["away_name"],
             "entry_words": players.entry_words(table),
             "qr": segno.make(url, error="m").svg_inline(scale=4, border=2, svgclass="qr-code"),
         },

@@ -12,6 +12,7 @@ import datetime as dt
 import io
 import os
 import re
+import subprocess
 import tempfile
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -19,6 +20,7 @@ from zoneinfo import ZoneInfo
 from django.core.management import call_command
 from openpyxl import load_workbook
 from playwright.sync_api import expect
+from pypdf import PdfReader
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 PHONE = {"width": 390, "height": 844}
@@ -513,3 +515,60 @@ def void_and_replay_flagged(page, base, slug, reason) -> None:
 def confirm(page) -> None:
     page.get_by_role("button", name="确认结果").click()
     expect(page.locator("body")).to_contain_text("结果已确认")
+
+
+# --------------------------------------------------------------------------- 扫码录分
+
+
+def set_result_entry(page, base: str, slug: str, label: str) -> None:
+    """The organiser chooses who enters results on the settings page (结果录入)."""
+    page.goto(f"{base}/t/{slug}/manage/settings/")
+    page.get_by_label("结果录入").select_option(label=label)
+    page.get_by_role("button", name="保存").click()
+    expect(page.locator("body")).to_contain_text("比赛信息已保存")
+
+
+def score_sheet_codes(page, base: str, slug: str, event: str, tmp_path, round_number=1):
+    """The score sheets of a round as the organiser prints them: each sheet's text and the
+    address its QR code decodes to (pdftoppm + zbarimg), in the order printed."""
+    response = page.request.get(f"{base}/t/{slug}/{event}/scoresheets.pdf?round={round_number}")
+    assert response.status == 200, response.status
+    path = tmp_path / "scoresheets.pdf"
+    path.write_bytes(response.body())
+    subprocess.run(
+        ["pdftoppm", "-r", "110", "-png", str(path), str(tmp_path / "sheet")], check=True
+    )
+    texts = [p.extract_text() for p in PdfReader(str(path)).pages]
+    sheets = []
+    for text, png in zip(texts, sorted(tmp_path.glob("sheet*.png")), strict=True):
+        decoded = subprocess.run(
+            ["zbarimg", "--quiet", "--raw", str(png)], capture_output=True, text=True
+        ).stdout.strip()
+        sheets.append({"text": text, "url": decoded})
+    return sheets
+
+
+def players_enter(page, url: str, winner_column: int, *, until: str = "打A成功") -> None:
+    """The players at a table open its code on a phone, without a login, and tap the deals
+    (the winner's 双上) until the engine says the table is over."""
+    page.goto(url)
+    expect(page.locator(".players-note")).to_be_visible()
+    history = page.locator(".history-list li")
+    for _ in range(12):
+        if page.locator(".history-list li").first.filter(has_text=until).count():
+            break
+        play_deals(page, 1, side=winner_column)
+    expect(history.first).to_contain_text(until)
+
+
+def players_submit(page, side: str) -> None:
+    page.get_by_role("button", name=re.compile(f"（{side}方）提交$")).click()
+    other = "B" if side == "A" else "A"
+    expect(page.locator("body")).to_contain_text(f"请交给对方（{other}方）核对并确认")
+
+
+def players_confirm(page) -> None:
+    """The other side checks the record on the same phone, or on theirs, and confirms."""
+    page.get_by_role("button", name=re.compile("确认结果$")).click()
+    expect(page.locator("body")).to_contain_text("结果已确认")
+    expect(page.locator("body")).to_contain_text("二维码不能再录入")

@@ -168,14 +168,64 @@ def test_the_nantong_day_from_an_empty_database_to_results_pdf(
     people.open_table(mine, base, SLUG, EVENT, *first, 1)
     expect(mine.locator(".deal-col")).to_have_count(2)
 
+    # 6. The quarter-finals are entered by the players (扫码录分): the organiser chooses it
+    # on the settings page and prints the round's score sheets; each table's code opens its
+    # entry on a player's phone without a login, the other side confirms — on the same
+    # phone, or on their own from the same code; one result is disputed (有异议) and the
+    # tie's referee, called to 我的台, resolves it.
+    people.set_result_entry(organiser, base, SLUG, "选手扫码录入，对方选手确认")
+    sheets = people.score_sheet_codes(organiser, base, SLUG, EVENT, tmp_path)
+    assert len(sheets) == 12 and all("/play/" in s["url"] for s in sheets), sheets
     for i, (home, away, winner) in enumerate(QUARTERS):
-        referee = play_tie(home, away, winner)
-        if i == 0:
-            people.shot(referee, "nantong-referee-third-table-stopped")
+        codes = [s["url"] for s in sheets if home in s["text"] and away in s["text"]]
+        assert len(codes) == 3, (home, away)
+        column = 0 if winner == home else 1
+        side = "AB"[column]
+        for number, url in enumerate(codes[:2], start=1):
+            players = people.phone(browser)  # the winners' phone at the table
+            people.players_enter(players, url, column)
+            people.players_submit(players, side)
+            people.no_overflow(players)
+            if i == 0 and number == 1:
+                people.shot(players, "nantong-players-submitted")
+            if i == 3 and number == 1:
+                # 有异议: the other side calls the referee instead of confirming.
+                players.get_by_label("异议（选填）").fill("最后一副不是双上")
+                players.get_by_role("button", name="有异议，呼叫裁判").click()
+                expect(players.locator("body")).to_contain_text("已呼叫裁判，请在本台等候")
+                name = people.referee_of(organiser, base, SLUG, EVENT, home, away, REFEREES)
+                referee = referees[name]
+                referee.goto(f"{base}/t/{SLUG}/referee/mine/")
+                calls = referee.locator(".calls")
+                expect(calls).to_contain_text("对结果有异议")
+                expect(calls).to_contain_text("最后一副不是双上")
+                chief.goto(f"{base}/t/{SLUG}/referee/")
+                expect(chief.locator(".calls")).to_contain_text("最后一副不是双上")
+                people.shot(referee, "nantong-referee-called")
+                calls.locator("a").first.click()
+                # The record is right: the referee confirms it, which ends the call.
+                people.confirm(referee)
+                expect(referee.locator("main")).to_contain_text(f"{side}方选手扫码录入，裁判确认")
+            elif number == 1:
+                people.players_confirm(players)  # handed over: the same phone
+            else:
+                theirs = people.phone(browser)
+                theirs.goto(url)
+                people.players_confirm(theirs)
+                theirs.context.close()
+            players.context.close()
+        # The tie is decided 2–0: its third table says so on the players' phone too.
+        third = people.phone(browser)
+        third.goto(codes[2])
+        expect(third.locator("main")).to_contain_text("这一台不再进行")
+        expect(third.locator(".deal-col")).to_have_count(0)
+        third.context.close()
         # The spectator's bracket shows the winner in the semi-final, without a reload.
         expect(spectator.locator("li.match").filter(has_text=winner)).to_have_count(
             2, timeout=10_000
         )
+    chief.goto(f"{base}/t/{SLUG}/referee/")
+    expect(chief.locator(".calls")).to_have_count(0)
     people.shot(spectator, "nantong-spectator-after-quarters")
     for home, away, winner in SEMIS:
         play_tie(home, away, winner)

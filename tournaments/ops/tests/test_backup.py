@@ -22,6 +22,7 @@ from scoring.models import TableEvent, TableMatch
 from scoring.services.common import active_events
 from scoring.services.corrections import correct_table
 from scoring.services.desk import check_in
+from scoring.services.players import call_referee, set_lock
 from scoring.services.reports import add_report, rule_report
 from scoring.services.tables import record_event, undo_last
 from tournaments.draw import make as draw_make
@@ -118,6 +119,11 @@ def enrich(demo) -> None:
     undo_last(table=table, user=referee)
     report = add_report(table=table, team="A", description="偷看", user=referee)
     rule_report(report=report, upheld=True, user=chief)
+    # The players enter results (扫码录分): their deal, a call for the referee, a lock.
+    Tournament.objects.filter(pk=anhui.pk).update(result_entry="players")
+    record_event(table=table, event={"order": list("ABAB")}, key="b-4", by_players=True)
+    call_referee(table=table, side="B", kind="help", note="需要裁判", key="b-5")
+    set_lock(table=table, user=chief, locked=True)
 
     # (From an event still in play: a finished event takes no more withdrawals.)
     single = Entry.objects.filter(event=redrawn).last()
@@ -207,6 +213,18 @@ def test_the_file_holds_every_model_and_field_of_both_apps(played, tmp_path):
         "format": backup.FORMAT,
         "version": backup.VERSION,
     }
+
+
+def test_who_enters_results_and_the_players_rows_survive_the_round_trip(played, tmp_path):
+    export(ANHUI, tmp_path / "a.json")
+    call_command("import_tournament", str(tmp_path / "a.json"), "--replace")
+    anhui = Tournament.objects.get(slug=ANHUI)
+    assert anhui.result_entry == "players"
+    table = TableMatch.objects.get(
+        match__round__stage__event__tournament=anhui, players_locked_at__isnull=False
+    )
+    assert table.events.filter(by_players=True, created_by__isnull=True).count() == 1
+    assert table.calls.get().note == "需要裁判"
 
 
 def test_the_file_names_users_by_username_and_carries_no_password(played, tmp_path):

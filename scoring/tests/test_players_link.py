@@ -416,6 +416,17 @@ def test_the_qr_decoded_from_the_score_sheets_opens_the_tables_buttons(client, w
     )
     assert response.status_code == 200
     assert TableEvent.objects.get(table=table).by_players
+    # The table cards (two a page) carry the same links.
+    cards = reverse("documents:tablecards-pdf", args=[NANTONG, "guandan"]) + "?round=1"
+    (tmp_path / "cards").mkdir()
+    on_page = qr_on_page(fetch(client, cards), 1, tmp_path / "cards").splitlines()
+    assert len(on_page) == 2 and all("/play/" in url for url in on_page), on_page
+    assert decoded in on_page
+    # The desk links each round's score sheets and table cards.
+    chief = Client()
+    chief.force_login(world["chief"])
+    desk = chief.get(reverse("scoring:desk", args=[NANTONG])).content.decode()
+    assert "tablecards.pdf?round=1" in desk
     # The public's copy has the tables' pages, no link.
     (tmp_path / "public").mkdir()
     public = qr_on_page(fetch(Client(), url), 1, tmp_path / "public")

@@ -115,6 +115,7 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
             "tournament": tournament,
             "waiting": waiting,
             "calls": calls,
+            "players_entry": tournament.result_entry != Tournament.ResultEntry.REFEREES,
             "flagged": flagged,
             "rounds": rounds,
             "pair_name": pair_name,

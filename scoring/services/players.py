@@ -147,6 +147,7 @@ def resolve_call(*, call: TableCall, user) -> None:
             "call_resolved",
             _("已处理呼叫：%(why)s") % {"why": call.get_kind_display()},
         )
+    call.table.match.round.stage.event.bump_version()  # the table's page drops the call
 
 
 @common.announce_after

@@ -2,11 +2,14 @@
 
 ``str.isdigit()`` is true for "²" and "①", which ``int()`` refuses (a 500 before this
 module), and ``int()`` reads any length of digits, which a database column does not hold.
-A name typed with an invisible character in it is the same name (:func:`normalise_name`).
+A name is stored as typed, less what cannot be seen (:func:`clean_name`), and compared by
+its key (:func:`name_key`): 張偉 is 张伟, and no invisible character makes a second 张三丰.
 """
 
-import re
 import unicodedata
+
+import opencc
+import regex
 
 # The largest values the columns hold on every backend we run on (PostgreSQL is the strict one).
 SMALL_INT = 32767  # PositiveSmallIntegerField
@@ -24,44 +27,39 @@ def whole_number(text, *, maximum: int) -> int | None:
     return value if value <= maximum else None
 
 
-# Control (Cc) and format (Cf) characters: zero-width space and joiner, soft hyphen, the bidi
-# controls (U+202A–U+202E, U+2066–U+2069), BOM … — and lone surrogates (Cs), which no
-# UTF-8 column can hold; private-use (Co) and unassigned (Cn) code points, which no font
-# shows the same way twice. White space among the controls (tab, line feed) becomes a space.
-_INVISIBLE = frozenset(("Cc", "Cf", "Cs", "Co", "Cn"))
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_SPACE_IN_CJK = re.compile(r"(?<=[\u3400-\u9fff\uf900-\ufaff·]) (?=[\u3400-\u9fff\uf900-\ufaff·])")
+# What a name keeps out: every Default_Ignorable_Code_Point (zero-width space and joiners,
+# soft hyphen, the combining grapheme joiner U+034F, variation selectors, the Hangul fillers
+# U+115F and U+3164, BOM …: shown as nothing, by the Unicode property, not a hand list), the
+# control and format characters (Cc, Cf: the bidi controls U+202A–U+202E, U+2066–U+2069),
+# lone surrogates (Cs, which no UTF-8 column holds), private-use (Co) and unassigned (Cn)
+# code points, which no font shows the same way twice. White space becomes a space first.
+_HIDDEN = regex.compile(r"[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}]")
+_SPACE = regex.compile(r"\s+")
+_CJK_SPACE = regex.compile(r"(?<=[\p{Han}·]) (?=[\p{Han}·])")
+_TO_SIMPLIFIED = opencc.OpenCC("t2s")
 
 
-def _visible(text: str) -> str:
-    return "".join(
-        " " if ch.isspace() else ch
-        for ch in text
-        if ch.isspace() or unicodedata.category(ch) not in _INVISIBLE
-    )
+def clean_name(value) -> str:
+    """A name — a person's, a unit's, a tournament's — as it is stored and shown: what was
+    typed, only its invisible and control characters removed (zero-width, bidi controls,
+    fillers …) and its white space collapsed to single spaces and trimmed. Full-width
+    punctuation stays as typed: "后勤（一组）：食堂，" reads back exactly so."""
+    text = _SPACE.sub(" ", "" if value is None else str(value))
+    return " ".join(_HIDDEN.sub("", text).split())
 
 
-def without_invisibles(value) -> str:
-    """Text without control and format characters, its white space collapsed to single
-    spaces and trimmed: what an entry's name gets ("张三/李四（物理）"), which is made of names
-    already normalised, joined by the house's full-width brackets that NFKC would fold."""
-    return " ".join(_visible("" if value is None else str(value)).split())
+def name_key(value) -> str:
+    """A name's identity, apart from how it is written: two names with one key are one
+    name — one unit, one person — for every duplicate check and the one-event rule.
 
-
-def normalise_name(value) -> str:
-    """A name — a person's, a unit's, a team's — as it is stored, compared and shown.
-
-    Unicode NFKC (full-width letters and digits are half-width: "Ａ１" is "A1"), control and
-    format characters removed (zero-width space and joiner, soft hyphen, bidi controls such
-    as U+202E: invisible, they would make a second 张三丰 of one, or let one name pass for
-    another), white space collapsed to one space and trimmed. Spaces inside a Chinese name
-    are typing noise from Excel ("张 三" is 张三); in Latin names they are kept.
-    """
-    text = unicodedata.normalize("NFKC", _visible("" if value is None else str(value)))
-    text = " ".join(_visible(text).split())
-    if _CJK.search(text):
-        text = _SPACE_IN_CJK.sub("", text)
-    return text
+    The clean name (:func:`clean_name`), then Unicode NFKC (full-width letters and digits
+    are half-width, "Ａ１" is "a1"), hidden code points removed again (NFKC can make some),
+    traditional forms folded to simplified (OpenCC's t2s: 張偉 is 张伟), case folded, and the
+    spaces inside Chinese text dropped ("张 三" is 张三; in Latin names one space stays)."""
+    text = unicodedata.normalize("NFKC", clean_name(value))
+    text = " ".join(_HIDDEN.sub("", text).split())
+    text = _TO_SIMPLIFIED.convert(text).casefold()
+    return _CJK_SPACE.sub("", text)
 
 
 def plain_text(value, *, limit: int | None = None) -> str:

@@ -9,16 +9,17 @@ from django.core.exceptions import NON_FIELD_ERRORS
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from guandan_cup.inputs import BIG_INT, normalise_name, sensible_year, whole_number
+from guandan_cup.inputs import BIG_INT, clean_name, name_key, sensible_year, whole_number
 from tournaments.models import Event, Official, Tournament, Unit
+from tournaments.models.names import key_of
 from tournaments.registration.joint import joint_team_member_problems
 from tournaments.standings.rules import parse_points
 
 
-def normalised_name(value: str, *, max_length: int) -> str:
-    """A unit's or a person's name as it will be stored (:func:`normalise_name`), refused if
+def name_as_stored(value: str, *, max_length: int) -> str:
+    """A unit's or a person's name as it will be stored (:func:`clean_name`), refused if
     nothing visible is left of it or it is longer than its column."""
-    name = normalise_name(value)
+    name = clean_name(value)
     if not name:
         raise forms.ValidationError(_("名称不能只有空格或不可见字符。"))
     if len(name) > max_length:
@@ -26,19 +27,42 @@ def normalised_name(value: str, *, max_length: int) -> str:
     return name
 
 
+def same_name(name: str, others) -> str | None:
+    """The first of ``others`` that is ``name`` by its key (:func:`name_key`), or None."""
+    key = name_key(name)
+    return next((other for other in others if name_key(other) == key), None)
+
+
+def tournament_name(value: str, *, instance=None) -> str:
+    """A tournament's name as stored, refused when another tournament has it by its key (two
+    比赛 of one name would be told apart by nobody)."""
+    name = name_as_stored(value, max_length=Tournament.name.field.max_length)
+    others = Tournament.objects.all()
+    if instance is not None and instance.pk:
+        others = others.exclude(pk=instance.pk)
+    same = same_name(name, others.values_list("name", flat=True))
+    if same is not None:
+        raise forms.ValidationError(
+            _("已有名为“%(name)s”的比赛，请换一个名称（例如加上届次或年份）。") % {"name": same}
+        )
+    return name
+
+
 class UniqueNameInTournament:
     """A model form whose ``name`` is one row's of its tournament (a unit, a venue): stored
-    as :func:`normalised_name` gives it and refused, with ``name_taken``, if another row of
-    the same tournament has it already (on change, the row itself does not count)."""
+    as :func:`name_as_stored` gives it and refused, with ``name_taken``, if another row of
+    the same tournament has the same name by its key (:func:`name_key`: 張偉 is 张伟; on
+    change, the row itself does not count)."""
 
     name_taken = _("已有名为“%(name)s”的记录。")
 
     def clean_name(self):
         model = self._meta.model
-        name = normalised_name(self.cleaned_data["name"], max_length=model.name.field.max_length)
-        clash = model.objects.filter(tournament=self.instance.tournament, name=name)
-        if clash.exclude(pk=self.instance.pk).exists():
-            raise forms.ValidationError(self.name_taken % {"name": name})
+        name = name_as_stored(self.cleaned_data["name"], max_length=model.name.field.max_length)
+        others = model.objects.filter(tournament=self.instance.tournament)
+        same = same_name(name, others.exclude(pk=self.instance.pk).values_list("name", flat=True))
+        if same is not None:
+            raise forms.ValidationError(self.name_taken % {"name": same})
         return name
 
 
@@ -161,6 +185,9 @@ class TournamentForm(forms.ModelForm):
     def clean_team_disqualification(self):
         return self.cleaned_data.get("team_disqualification") or self.instance.team_disqualification
 
+    def clean_name(self):
+        return tournament_name(self.cleaned_data["name"], instance=self.instance)
+
     def clean_result_entry(self):
         return self.cleaned_data.get("result_entry") or self.instance.result_entry
 
@@ -257,6 +284,14 @@ class EventForm(forms.ModelForm):
         "standings",
         "schedule",
     }
+
+    def clean_name(self):
+        name = name_as_stored(self.cleaned_data["name"], max_length=Event.name.field.max_length)
+        others = Event.objects.filter(tournament=self.instance.tournament)
+        same = same_name(name, others.exclude(pk=self.instance.pk).values_list("name", flat=True))
+        if same is not None:
+            raise forms.ValidationError(_("本比赛已有名为“%(name)s”的项目。") % {"name": same})
+        return name
 
     def clean_slug(self):
         slug = self.cleaned_data["slug"]
@@ -398,13 +433,16 @@ class OfficialForm(forms.Form):
         self.tournament = tournament
 
     def clean_name(self):
-        return normalised_name(self.cleaned_data["name"], max_length=Official.name.field.max_length)
+        return name_as_stored(self.cleaned_data["name"], max_length=Official.name.field.max_length)
 
     def clean(self):
         cleaned = super().clean()
         name, role = cleaned.get("name", ""), cleaned.get("role")
-        if Official.objects.filter(tournament=self.tournament, name=name, role=role).exists():
-            raise forms.ValidationError(_("%(name)s已是本比赛的这一职务。") % {"name": name})
+        same = Official.objects.filter(tournament=self.tournament, name_key=key_of(name), role=role)
+        if same.exists():
+            raise forms.ValidationError(
+                _("%(name)s已是本比赛的这一职务。") % {"name": same.first().name}
+            )
         username = cleaned.get("username", "").strip()
         if not username:
             return cleaned

@@ -21,7 +21,7 @@ from django.utils.translation import gettext_lazy as _
 
 from scoring.engines.common import RuleSetError
 from tournaments.live import stamps
-from tournaments.models.names import NormalisedName
+from tournaments.models.names import KeyedName
 
 if TYPE_CHECKING:
     from scoring.engines.scorer import Scorer
@@ -264,7 +264,7 @@ class Venue(models.Model):
         return self.name
 
 
-class Official(NormalisedName, models.Model):
+class Official(KeyedName):
     class Role(models.TextChoices):
         ORGANISER = "organiser", _("组织者")
         CHIEF_REFEREE = "chief_referee", _("裁判长")

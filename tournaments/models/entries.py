@@ -6,10 +6,10 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.models.core import Event, Tournament
-from tournaments.models.names import InvisiblesKeptOut, NormalisedName
+from tournaments.models.names import InvisiblesKeptOut, KeyedName
 
 
-class Unit(NormalisedName, models.Model):
+class Unit(KeyedName):
     class Kind(models.TextChoices):
         UNION_GROUP = "union_group", _("工会小组")
         DEPARTMENT = "department", _("系")
@@ -46,7 +46,7 @@ class Unit(NormalisedName, models.Model):
         return self.name
 
 
-class Player(NormalisedName, models.Model):
+class Player(KeyedName):
     class Gender(models.TextChoices):
         MALE = "M", _("男")
         FEMALE = "F", _("女")

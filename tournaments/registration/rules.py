@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext as _
 
-from guandan_cup.inputs import normalise_name
+from guandan_cup.inputs import clean_name, name_key
 
 MAX_NAME_LENGTH = 50
 _GENDERS = {"男": "M", "m": "M", "male": "M", "女": "F", "f": "F", "female": "F", "": ""}
@@ -25,7 +25,7 @@ Person = tuple[object, str, str]
 
 def parse_gender(value) -> str | None:
     """'男'/'女' (or M/F) -> 'M'/'F'; blank -> ''; anything else -> None."""
-    key = normalise_name(value).lower()
+    key = name_key(value)
     return _GENDERS.get(key)
 
 
@@ -82,19 +82,21 @@ class Roster:
     @classmethod
     def of(cls, units: Iterable, members_of) -> Roster:
         """``units`` in id order; ``members_of(unit)`` its member units. Keyed by the
-        normalised name, which every unit is stored as — except the clashes an old database
-        left (listed on the organiser's dashboard): there the unit stored exactly as the
-        normalised name is the one meant."""
+        name's key (:func:`name_key`) — where two units of an old database share one (they
+        are listed on the organiser's dashboard, 需要核对的名称), the first stands."""
         by_name, members = {}, {}
         for unit in units:
-            key = normalise_name(unit.name)
-            if key not in by_name or unit.name == key:
+            key = name_key(unit.name)
+            first = by_name.get(key)
+            if first is None or (
+                first.name != clean_name(first.name) and unit.name == clean_name(unit.name)
+            ):
                 by_name[key] = unit
             members[unit.pk] = list(members_of(unit))
         return cls(by_name, members)
 
     def named(self, name: str):
-        return self.by_name.get(normalise_name(name))
+        return self.by_name.get(name_key(name))
 
     def name_of(self, pk: int) -> str:
         return next(u.name for u in self.by_name.values() if u.pk == pk)
@@ -127,7 +129,7 @@ def gate(*, locked: bool, organiser: bool, open_status: str | None, deadline: st
 def resolve_person(roster: Roster, problems, where, label, person: PersonForm, entry_unit):
     """The person as stored — (unit, name, gender) — or None with the problem recorded: a
     name, a gender people write, and a unit that is the entry's or one of its joint team's."""
-    name = normalise_name(person.name)
+    name = clean_name(person.name)
     if not name:
         problems.append(Problem(where, _("%(who)s的姓名为空。") % {"who": label}))
         return None
@@ -144,7 +146,7 @@ def resolve_person(roster: Roster, problems, where, label, person: PersonForm, e
         problems.append(Problem(where, message))
         return None
     members = roster.members.get(entry_unit.pk, [])
-    unit_name = normalise_name(person.unit)
+    unit_name = clean_name(person.unit)
     if not unit_name:
         if members:
             message = _("%(who)s须写明所属单位（联队%(team)s由%(units)s组成）。") % {
@@ -173,7 +175,7 @@ def entry_unit(roster: Roster, problems, form: EntryForm, *, organiser, leader_u
     unit = roster.named(form.unit)
     if unit is None:
         message = _("单位“%(unit)s”不在本比赛的单位名单中。") % {
-            "unit": normalise_name(form.unit) or "—"
+            "unit": clean_name(form.unit) or "—"
         }
         problems.append(Problem(form.where, message))
         return None
@@ -224,7 +226,7 @@ def pairs(roster: Roster, problems, form: EntryForm, unit, *, wanted: int | None
         b = resolve_person(roster, problems, form.where, _seat_label(team, number, 2), second, unit)
         if a is None or b is None:
             ok = False
-        elif (a[0].pk, a[1]) == (b[0].pk, b[1]):
+        elif (a[0].pk, name_key(a[1])) == (b[0].pk, name_key(b[1])):
             label = _("第%(n)s对") % {"n": number} if team else _("这一对")
             message = _("%(pair)s两名选手是同一人（%(name)s）。") % {"pair": label, "name": a[1]}
             problems.append(Problem(form.where, message))
@@ -238,33 +240,48 @@ def pairs(roster: Roster, problems, form: EntryForm, unit, *, wanted: int | None
 
 
 def places(checked: list[Checked]) -> dict[tuple[int, str], str]:
-    """Each person of the submission — (unit pk, name) — and where they are in it."""
+    """Each person of the submission — (unit pk, name key) — and where they are in it."""
     found: dict[tuple[int, str], list[str]] = {}
     for item in checked:
         for unit, name, _gender in item.people():
-            wheres = found.setdefault((unit.pk, name), [])
+            wheres = found.setdefault((unit.pk, name_key(name)), [])
             if item.form.where not in wheres:
                 wheres.append(item.form.where)
     return {key: "、".join(w for w in wheres if w) for key, wheres in found.items()}
 
 
+def people_names(checked: list[Checked]) -> dict[tuple[int, str], str]:
+    """Each person of the submission — (unit pk, name key) — by the name as typed first."""
+    found: dict[tuple[int, str], str] = {}
+    for item in checked:
+        for unit, name, _gender in item.people():
+            found.setdefault((unit.pk, name_key(name)), name)
+    return found
+
+
 def repeated(roster: Roster, problems, checked: list[Checked], where) -> None:
     """Nobody twice in one submission (同一项目每人只能报一次)."""
-    people = Counter((unit.pk, name) for item in checked for unit, name, _g in item.people())
-    for (unit_pk, name), count in people.items():
+    people = Counter(
+        (unit.pk, name_key(name)) for item in checked for unit, name, _g in item.people()
+    )
+    shown = people_names(checked)
+    for key, count in people.items():
         if count > 1:
             message = _(
                 "%(name)s（%(unit)s）在本次报名中出现了%(n)s次，同一项目每人只能报一次。"
-            ) % {"name": name, "unit": roster.name_of(unit_pk), "n": count}
-            problems.append(Problem(where[(unit_pk, name)], message))
+            ) % {"name": shown[key], "unit": roster.name_of(key[0]), "n": count}
+            problems.append(Problem(where[key], message))
 
 
-def already_entered(roster, problems, where, saved, *, event, one_event, event_names) -> None:
+def already_entered(
+    roster, problems, where, saved, *, event, one_event, event_names, names
+) -> None:
     """Nobody entered twice in the event, nor — where the notice says so (Anhui: 只能参加
-    一个比赛项目) — in two events. ``saved`` is each saved person's events (slugs)."""
+    一个比赛项目) — in two events. ``saved`` is each saved person's events (slugs), keyed as
+    ``where`` is, by (unit pk, name key); ``names`` the names as typed."""
     for key in where:
         events = saved.get(key, [])
-        who = {"name": key[1], "unit": roster.name_of(key[0])}
+        who = {"name": names.get(key, key[1]), "unit": roster.name_of(key[0])}
         if event in events:
             message = _("%(name)s（%(unit)s）已报名本项目，同一项目每人只能报一次。") % who
             problems.append(Problem(where[key], message))

@@ -20,9 +20,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from guandan_cup.errors import UserError
-from guandan_cup.inputs import normalise_name
+from guandan_cup.inputs import name_key, plain_text
 from tournaments.draw.status import event_finished
 from tournaments.models import Entry, Event, Pair, Player, Tournament
+from tournaments.models.names import key_of
 from tournaments.registration import rules
 from tournaments.registration.rules import Checked, EntryForm, PersonForm, Problem
 
@@ -64,10 +65,11 @@ def _gate(event: Event, *, organiser: bool, now) -> Problem | None:
     )
 
 
-def _saved_people(active) -> dict[tuple[int, str], list[str]]:
-    """Each registered person — (unit pk, normalised name) — and the events (slugs) they
-    are in."""
+def _saved_people(active) -> tuple[dict[tuple[int, str], list[str]], dict[tuple[int, str], str]]:
+    """Each registered person — (unit pk, name key) — with the events (slugs) they are in,
+    and with their name as registered."""
     saved: dict[tuple[int, str], list[str]] = {}
+    names: dict[tuple[int, str], str] = {}
     for entry in active.select_related("event", "player").prefetch_related(
         "pairs__first", "pairs__second"
     ):
@@ -77,9 +79,10 @@ def _saved_people(active) -> dict[tuple[int, str], list[str]]:
             else [p for pair in entry.pairs.all() for p in (pair.first, pair.second)]
         )
         for person in persons:
-            key = (person.unit_id, normalise_name(person.name))
+            key = (person.unit_id, name_key(person.name))
             saved.setdefault(key, []).append(entry.event.slug)
-    return saved
+            names.setdefault(key, person.name)
+    return saved, names
 
 
 def check_entries(
@@ -125,14 +128,17 @@ def check_entries(
     active = Entry.objects.filter(event__tournament=tournament, status=Entry.Status.REGISTERED)
     if replacing is not None:
         active = active.exclude(pk=replacing.pk)
+    saved, saved_names = _saved_people(active)
     rules.already_entered(
         roster,
         problems,
         where,
-        _saved_people(active),
+        saved,
         event=event.slug,
         one_event=tournament.one_event_per_person,
         event_names=dict(tournament.events.values_list("slug", "name")),
+        # A clash names the person as registered (张三丰, when 張三豐 was typed).
+        names={**rules.people_names(checked), **saved_names},
     )
     fielded = set(active.filter(event=event).values_list("unit_id", flat=True))
     for item in checked:
@@ -157,9 +163,11 @@ def _entry_name(event: Event, item: Checked, taken: set[str]) -> str:
 
 def _person(tournament: Tournament, person: rules.Person) -> Player:
     unit, name, gender = person
-    player, created = Player.objects.get_or_create(
-        tournament=tournament, unit=unit, name=name, defaults={"gender": gender}
-    )
+    # The unit's player of this name by its key (張偉 is 张伟), else a new one as typed.
+    player = Player.objects.filter(tournament=tournament, unit=unit, name_key=key_of(name)).first()
+    created = player is None
+    if created:
+        player = Player.objects.create(tournament=tournament, unit=unit, name=name, gender=gender)
     if not created and gender and player.gender != gender:
         player.gender = gender
         player.save(update_fields=["gender"])
@@ -260,7 +268,7 @@ def update_entry(
 @transaction.atomic
 def withdraw_entry(*, entry: Entry, reason: str, user=None) -> Entry:
     """Withdraw (退赛) an entry; it is kept, with the reason, never deleted."""
-    reason = normalise_name(reason)
+    reason = plain_text(reason, limit=Entry.status_reason.field.max_length)
     if not reason:
         raise RegistrationError([Problem("", _("请填写退赛原因。"))])
     entry = (

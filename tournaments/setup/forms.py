@@ -4,12 +4,13 @@ venues with their table counts."""
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from guandan_cup.inputs import normalise_name, sensible_year
+from guandan_cup.inputs import sensible_year
 from tournaments.manage.forms import (
     TournamentForm,
     UniqueNameInTournament,
     bounded,
     deadline_after_start,
+    tournament_name,
 )
 from tournaments.models import Tournament, Venue
 
@@ -87,10 +88,7 @@ class CopyTournamentForm(forms.Form):
         return clean_new_slug(self.cleaned_data["slug"])
 
     def clean_name(self):
-        name = normalise_name(self.cleaned_data["name"])
-        if not name:
-            raise forms.ValidationError(_("名称不能只有空格或不可见字符。"))
-        return name
+        return tournament_name(self.cleaned_data["name"])
 
     def clean(self):
         cleaned = super().clean()

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext as _
 from openpyxl import load_workbook
 
-from guandan_cup.inputs import normalise_name
+from guandan_cup.inputs import clean_name, name_key
 from tournaments.access import is_organiser
 from tournaments.models import Entry, Event, Unit
 from tournaments.registration.services import (
@@ -76,13 +76,13 @@ def _text(value) -> str:
         return YES if value else NO
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    return normalise_name(value)
+    return clean_name(value)
 
 
 def _header_key(value) -> str:
     """A header cell as a comparable key: full-width folded, spaces, '*' and notes in
     brackets dropped ("选手一 姓名（必填）" is 选手一姓名)."""
-    text = normalise_name(_text(value))
+    text = name_key(_text(value))
     text = re.sub(r"\(.*?\)|\[.*?\]|【.*?】|[\s*:：]", "", text)
     return text
 
@@ -419,5 +419,5 @@ def _other_units(forms: list[EntryForm], unit: Unit) -> list[Problem]:
             % {"unit": unit.name, "other": form.unit},
         )
         for form in forms
-        if normalise_name(form.unit) != normalise_name(unit.name)
+        if name_key(form.unit) != name_key(unit.name)
     ]

@@ -1,5 +1,6 @@
-"""One normalisation for names, for storage, identity and display (issue 17): an invisible
-character does not make a second person of one, nor a second unit."""
+"""Names (issues 17 and 26): stored as typed less what cannot be seen, compared by their key —
+an invisible character or a traditional form does not make a second person of one, nor a
+second unit, and full-width punctuation reads back as typed."""
 
 import importlib
 
@@ -11,7 +12,7 @@ from django.urls import reverse
 from hypothesis import given
 from hypothesis import strategies as st
 
-from guandan_cup.inputs import normalise_name
+from guandan_cup.inputs import clean_name, name_key
 from tournaments.manage.forms import OfficialForm, UnitForm
 from tournaments.models import Entry, Event, Official, Player, Unit
 from tournaments.registration.selectors import name_clashes, shown
@@ -36,45 +37,66 @@ ZWSP, ZWJ, SHY, RLO, PDF, LRI, PDI, BOM, WJ = (
 )
 INVISIBLE = [ZWSP, ZWJ, SHY, RLO, PDF, LRI, PDI, BOM, WJ, "\u200e", "\u200f", "\x7f", "\x1b"]
 TWINS = [f"张{ZWSP}三丰", f"张三丰{SHY}", f"{RLO}张三丰", f"张{ZWJ}三{WJ}丰", f"{BOM}张三丰{PDF}"]
+TWINS += ["张\u034f三丰", "\u115f张三丰", "张三\u3164丰", "张三丰\ufe00", "張三豐"]
 
 
 @pytest.mark.parametrize(
-    ("typed", "stored"),
+    ("typed", "stored", "key"),
     [
-        (f"张{ZWSP}三丰", "张三丰"),
-        (f"张三丰{SHY}", "张三丰"),
-        (f"{RLO}张三丰", "张三丰"),
-        (f"{LRI}Ann{PDI} Lee", "Ann Lee"),
-        (f"John{ZWJ}\tSmith", "John Smith"),
-        ("Ｊｏｈｎ\u3000Ｓｍｉｔｈ", "John Smith"),
-        ("张\n三", "张三"),
-        (f"{ZWSP}{SHY}", ""),
-        ("e\u200b\u0301", "\u00e9"),  # the mark joins its letter once the space between goes
-        ("-张三", "-张三"),
-        ("=HYPERLINK(1)", "=HYPERLINK(1)"),
+        (f"张{ZWSP}三丰", "张三丰", "张三丰"),
+        (f"张三丰{SHY}", "张三丰", "张三丰"),
+        (f"{RLO}张三丰", "张三丰", "张三丰"),
+        (f"{LRI}Ann{PDI} Lee", "Ann Lee", "ann lee"),
+        (f"John{ZWJ}\tSmith", "John Smith", "john smith"),
+        # Stored as typed; the key folds the full width and the case.
+        ("Ｊｏｈｎ\u3000Ｓｍｉｔｈ", "Ｊｏｈｎ Ｓｍｉｔｈ", "john smith"),
+        ("张\n三", "张 三", "张三"),
+        (f"{ZWSP}{SHY}", "", ""),
+        ("e\u200b\u0301", "e\u0301", "\u00e9"),  # the mark joins its letter in the key
+        ("-张三", "-张三", "-张三"),
+        ("=HYPERLINK(1)", "=HYPERLINK(1)", "=hyperlink(1)"),
+        # Full-width punctuation is what people typed: kept; the key folds it.
+        ("后勤（一组）：食堂，", "后勤（一组）：食堂，", "后勤(一组):食堂,"),
+        ("張偉", "張偉", "张伟"),  # traditional forms are the simplified name
     ],
 )
-def test_a_name_loses_its_invisible_characters(typed, stored):
-    assert normalise_name(typed) == stored
+def test_a_name_is_stored_as_typed_less_what_cannot_be_seen_and_compared_by_its_key(
+    typed, stored, key
+):
+    assert clean_name(typed) == stored
+    assert name_key(typed) == key
+
+
+# Invisible by the Unicode property Default_Ignorable_Code_Point, not by a list: the combining
+# grapheme joiner (a mark, not a format character), the Hangul fillers (letters), a
+# variation selector, and more that no category test finds.
+DEFAULT_IGNORABLE = ["\u034f", "\u115f", "\u3164", "\ufe00", "\u180b", "\u17b4", "\uffa0"]
+
+
+@pytest.mark.parametrize("mark", INVISIBLE + DEFAULT_IGNORABLE)
+def test_every_invisible_code_point_leaves_the_stored_name_and_its_key(mark):
+    assert clean_name(f"张{mark}三丰") == "张三丰"
+    assert name_key(f"张三{mark}丰") == name_key("张三丰")
 
 
 @given(st.text(max_size=30))
-def test_the_normalisation_is_idempotent_and_leaves_nothing_invisible(text):
-    once = normalise_name(text)
-    assert normalise_name(once) == once
+def test_cleaning_and_keying_are_idempotent_and_leave_nothing_invisible(text):
+    once = clean_name(text)
+    assert clean_name(once) == once
+    assert name_key(once) == name_key(text) == name_key(name_key(text))
     assert once == once.strip() and "  " not in once
-    assert not any(ch in once for ch in INVISIBLE)
+    assert not any(ch in once for ch in INVISIBLE + DEFAULT_IGNORABLE)
 
 
 @given(
-    st.lists(st.sampled_from(INVISIBLE), min_size=1, max_size=4),
+    st.lists(st.sampled_from(INVISIBLE + DEFAULT_IGNORABLE), min_size=1, max_size=4),
     st.lists(st.integers(min_value=0, max_value=3), min_size=1, max_size=4),
 )
 def test_invisible_characters_anywhere_in_a_name_leave_the_name(marks, places):
     name = list("张三丰")
     for mark, place in zip(marks, places, strict=False):
         name.insert(place, mark)
-    assert normalise_name("".join(name)) == "张三丰"
+    assert clean_name("".join(name)) == "张三丰"
 
 
 # ---------------------------------------------------------------- storage
@@ -131,7 +153,7 @@ def test_the_unit_form_refuses_an_invisible_twin(cup, twin):
     assert cup.units.count() == 2
 
 
-def test_the_unit_form_stores_the_normalised_name(cup):
+def test_the_unit_form_stores_the_name_as_typed_less_the_invisible(cup):
     form = UnitForm({"name": f"{RLO}后勤{ZWSP}处", "kind": "office"}, tournament=cup)
     assert form.is_valid(), form.errors
     assert form.save().name == "后勤处"
@@ -143,11 +165,18 @@ def test_a_unit_name_of_only_invisible_characters_is_refused(cup):
     assert form.errors["name"] == ["名称不能只有空格或不可见字符。"]
 
 
-def test_a_unit_name_longer_than_its_column_once_normalised_is_refused(cup):
-    # U+FDFA is one character that NFKC spells out in 18.
-    form = UnitForm({"name": "\ufdfa" * 6, "kind": "office"}, tournament=cup)
+def test_a_unit_name_longer_than_its_column_is_refused(cup):
+    form = UnitForm({"name": "体" * 101, "kind": "office"}, tournament=cup)
     assert not form.is_valid()
-    assert form.errors["name"] == ["名称过长（最多100个字）。"]
+    assert "100" in form.errors["name"][0]
+
+
+def test_a_name_that_nfkc_spells_out_long_is_stored_and_keyed(cup):
+    # U+FDFA is one character that NFKC spells out in 18: the key is cut to its column.
+    form = UnitForm({"name": "\ufdfa" * 100, "kind": "office"}, tournament=cup)
+    assert form.is_valid(), form.errors
+    unit = form.save()
+    assert unit.name == "\ufdfa" * 100 and len(unit.name_key) == 400
 
 
 def test_the_official_form_refuses_an_invisible_twin_of_an_official(cup):
@@ -308,7 +337,105 @@ def test_shown_spells_out_every_invisible_character():
 
 
 def test_private_use_and_unassigned_code_points_are_dropped_from_names():
-    from guandan_cup.inputs import normalise_name
 
-    assert normalise_name("张\ue000三丰") == "张三丰"  # private use: no two fonts show it alike
-    assert normalise_name("张三丰\U000e0fff") == "张三丰"  # unassigned
+    assert clean_name("张\ue000三丰") == "张三丰"  # private use: no two fonts show it alike
+    assert clean_name("张三丰\U000e0fff") == "张三丰"  # unassigned
+
+
+# ------------------------------------------------- the ways in: the page and import_entries
+
+SAME_PERSON = ["張三豐", "张\u034f三丰", "\u115f张三丰", "张三\u3164丰", "张三丰\ufe00"]
+
+
+@pytest.fixture
+def leader_of_sport(cup):
+    user = get_user_model().objects.create_user("names-leader")
+    cup.units.get(name="体育").leaders.add(user)
+    register_entries(event=cup.events.get(slug="chess"), forms=[single("张三丰")], organiser=True)
+    return user
+
+
+@pytest.mark.parametrize("twin", SAME_PERSON)
+def test_the_registration_page_refuses_the_same_person_written_otherwise(
+    client, cup, leader_of_sport, twin
+):
+    from tournaments.models import Tournament
+
+    Tournament.objects.filter(pk=cup.pk).update(status="registration_open")
+    client.force_login(leader_of_sport)
+    sport = cup.units.get(name="体育")
+    before = list(Entry.objects.values_list("pk", "name")), Player.objects.count()
+    # Another event, under 每人限报一项.
+    url = reverse("registration:add-entry", args=[cup.slug, sport.pk, "pairs"])
+    data = {
+        "pairs-p1_1_name": twin,
+        "pairs-p1_1_gender": "男",
+        "pairs-p1_2_name": "李四",
+        "pairs-p1_2_gender": "女",
+    }
+    html = client.post(url, data).content.decode()
+    assert "张三丰（体育）已报名chess，每人只能参加一个比赛项目。" in html
+    # The same event again.
+    url = reverse("registration:add-entry", args=[cup.slug, sport.pk, "chess"])
+    html = client.post(url, {"chess-s_name": twin, "chess-s_gender": "男"}).content.decode()
+    assert "张三丰（体育）已报名本项目，同一项目每人只能报一次。" in html
+    # One person twice in a pair.
+    url = reverse("registration:add-entry", args=[cup.slug, sport.pk, "pairs"])
+    data["pairs-p1_2_name"] = "张三丰"
+    Tournament.objects.filter(pk=cup.pk).update(one_event_per_person=False)
+    html = client.post(url, data).content.decode()
+    assert "这一对两名选手是同一人" in html
+    assert (list(Entry.objects.values_list("pk", "name")), Player.objects.count()) == before
+
+
+@pytest.mark.parametrize("twin", SAME_PERSON)
+def test_import_entries_refuses_the_same_person_written_otherwise(cup, tmp_path, twin):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from tournaments.registration.spreadsheets.layout import COLUMNS
+    from tournaments.registration.tests.test_spreadsheets import xlsx
+
+    register_entries(event=cup.events.get(slug="chess"), forms=[single("张三丰")], organiser=True)
+    before = list(Entry.objects.values_list("pk", "name")), Player.objects.count()
+    path = tmp_path / "报名表.xlsx"
+    headers = list(COLUMNS[Event.EntryKind.PAIR])
+    path.write_bytes(xlsx([headers, ["体育", twin, "男", "李四", "女", ""]]))
+    err = StringIO()
+    with pytest.raises(SystemExit):
+        call_command("import_entries", cup.slug, "pairs", str(path), stdout=StringIO(), stderr=err)
+    assert "张三丰（体育）已报名chess，每人只能参加一个比赛项目。" in err.getvalue()
+    assert (list(Entry.objects.values_list("pk", "name")), Player.objects.count()) == before
+
+
+def test_a_unit_saved_with_full_width_punctuation_reads_back_exactly(cup):
+    form = UnitForm({"name": "后勤（一组）：食堂，", "kind": "office"}, tournament=cup)
+    assert form.is_valid(), form.errors
+    unit = form.save()
+    unit.refresh_from_db()
+    assert unit.name == "后勤（一组）：食堂，"
+    # …and its half-width spelling is the same unit.
+    twin = UnitForm({"name": "后勤(一组):食堂,", "kind": "office"}, tournament=cup)
+    assert not twin.is_valid()
+    assert twin.errors["name"] == ["已有名为“后勤（一组）：食堂，”的单位。"]
+
+
+def test_a_traditional_form_of_a_unit_is_that_unit(cup):
+    form = UnitForm({"name": "體育", "kind": "office"}, tournament=cup)
+    assert not form.is_valid() and form.errors["name"] == ["已有名为“体育”的单位。"]
+
+
+def test_the_migration_gives_stored_rows_their_keys_and_leaves_clashes_listed(cup):
+    migration = importlib.import_module("tournaments.migrations.0018_name_keys")
+    sport = cup.units.get(name="体育")
+    a = Player.objects.create(tournament=cup, unit=sport, name="张伟")
+    b = Player.objects.create(tournament=cup, unit=sport, name="张伟x")
+    Player.objects.filter(pk=b.pk).update(name="張偉", name_key="")  # as an old row was
+    Unit.objects.filter(pk=sport.pk).update(name_key="")
+    migration.give_keys(apps, None)
+    assert Player.objects.get(pk=b.pk).name_key == "张伟" == Player.objects.get(pk=a.pk).name_key
+    assert Unit.objects.get(pk=sport.pk).name_key == "体育"
+    assert Player.objects.get(pk=b.pk).name == "張偉"  # nothing renamed or merged
+    [clash] = name_clashes(cup)
+    assert (clash.what, clash.stored) == ("选手（体育）", ("张伟", "張偉"))

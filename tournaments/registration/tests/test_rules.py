@@ -30,7 +30,8 @@ def test_a_roster_finds_units_by_the_name_people_type():
     assert ROSTER.named("体 育") is SPORT  # as people type it: the space between is dropped
     assert ROSTER.named("体育部") is None
     assert ROSTER.name_of(5) == "教务物理联队"
-    # Where an old database holds two spellings of one name, the one stored normalised wins.
+    assert ROSTER.named("體育") is SPORT  # a traditional form is the same name
+    # Where an old database holds two spellings of one name, the one stored clean wins.
     old = rules.Roster.of([unit(1, "体育\u3000"), unit(2, "体育")], lambda u: [])
     assert old.named("体育").pk == 2
 
@@ -138,9 +139,17 @@ def test_someone_saved_in_this_or_another_event():
     b = rules.single(ROSTER, problems, EntryForm("行政", player=PersonForm("王芳")), ADMIN)
     saved = {(1, "张伟"): ["chess"], (2, "王芳"): ["guandan"]}
     names = {"guandan": "掼蛋"}
+    people = {(1, "张伟"): "张伟", (2, "王芳"): "王芳"}
     where = rules.places([a, b])
     rules.already_entered(
-        ROSTER, problems, where, saved, event="chess", one_event=True, event_names=names
+        ROSTER,
+        problems,
+        where,
+        saved,
+        event="chess",
+        one_event=True,
+        event_names=names,
+        names=people,
     )
     assert [p.message for p in problems] == [
         "张伟（体育）已报名本项目，同一项目每人只能报一次。",
@@ -148,7 +157,14 @@ def test_someone_saved_in_this_or_another_event():
     ]
     problems.clear()
     rules.already_entered(
-        ROSTER, problems, where, saved, event="chess", one_event=False, event_names=names
+        ROSTER,
+        problems,
+        where,
+        saved,
+        event="chess",
+        one_event=False,
+        event_names=names,
+        names=people,
     )
     assert len(problems) == 1  # another event is allowed where the notice allows it
 

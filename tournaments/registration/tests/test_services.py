@@ -5,7 +5,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from guandan_cup.inputs import normalise_name
+from guandan_cup.inputs import clean_name, name_key
 from tournaments.models import Entry, Event, Pair, Player, Tournament, Unit
 from tournaments.registration.services import (
     EntryForm,
@@ -312,19 +312,20 @@ def test_two_players_with_the_same_name_in_different_units_get_distinct_entries(
 
 
 @pytest.mark.parametrize(
-    ("typed", "stored"),
+    ("typed", "stored", "key"),
     [
-        (" 张三 ", "张三"),
-        ("张 三", "张三"),
-        ("欧阳　修", "欧阳修"),
-        ("ＡＢＣ", "ABC"),
-        ("John  Smith", "John Smith"),
-        ("阿卜杜·热合曼", "阿卜杜·热合曼"),
-        (None, ""),
+        (" 张三 ", "张三", "张三"),
+        ("张 三", "张 三", "张三"),
+        ("欧阳　修", "欧阳 修", "欧阳修"),
+        ("ＡＢＣ", "ＡＢＣ", "abc"),
+        ("John  Smith", "John Smith", "john smith"),
+        ("阿卜杜·热合曼", "阿卜杜·热合曼", "阿卜杜·热合曼"),
+        (None, "", ""),
     ],
 )
-def test_names_are_trimmed_and_full_width_characters_normalised(typed, stored):
-    assert normalise_name(typed) == stored
+def test_names_are_trimmed_and_kept_as_typed_and_compared_by_their_key(typed, stored, key):
+    assert clean_name(typed) == stored
+    assert name_key(typed) == key
 
 
 def test_problems_across_entries_are_listed_with_the_problems_of_single_rows(chess, pairs_event):

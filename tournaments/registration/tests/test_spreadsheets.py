@@ -467,7 +467,7 @@ def test_pair_numbers_must_be_whole_numbers_within_the_team_size(cup):
 # ---------------------------------------------------------------- reading what people type
 
 
-def test_names_units_and_headers_are_trimmed_and_full_width_folded(cup):
+def test_names_are_trimmed_and_kept_as_typed_units_and_headers_matched_by_key(cup):
     event = cup.events.get(slug="chess")
     rows = [
         ["　单 位　", "姓　名", "性别（男/女）", "现场报名*"],
@@ -478,8 +478,8 @@ def test_names_units_and_headers_are_trimmed_and_full_width_folded(cup):
     result = import_workbook(event=event, data=xlsx(rows))
     assert result.problems == []
     assert snapshot(event) == [
-        ("体育", "張三", False, False, ("張三", "M", "体育"), []),
-        ("行政", "ABC", False, False, ("ABC", "M", "行政"), []),
+        ("体育", "張 三", False, False, ("張 三", "M", "体育"), []),
+        ("行政", "ＡＢＣ", False, False, ("ＡＢＣ", "M", "行政"), []),
         ("历史", "John Smith", True, False, ("John Smith", "F", "历史"), []),
     ]
 

@@ -191,7 +191,7 @@ def redeem(request: HttpRequest, token: str) -> HttpResponse:
         try:
             link = login_link_redeem(token=token)
         except LoginLinkError as err:
-            return _refused(request, err.code, err.message)
+            return _refused(request, err.code, err.message, login_link_find(token))
         user = link.account
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         # The login ends with the day the link was made for, and never lasts longer than
@@ -215,7 +215,7 @@ def redeem(request: HttpRequest, token: str) -> HttpResponse:
     link = login_link_find(token)
     state = login_link_check(link)
     if state != "valid":
-        return _refused(request, state, state_message(state, link))
+        return _refused(request, state, state_message(state, link), link)
     return render(request, "tournaments/login_link.html", {"link": link})
 
 
@@ -229,10 +229,12 @@ def _landing(request: HttpRequest, user) -> str:
     return home_for(user)
 
 
-def _refused(request: HttpRequest, state: str, problem: str) -> HttpResponse:
+def _refused(request: HttpRequest, state: str, problem: str, link=None) -> HttpResponse:
+    """The page of a link that logs nobody in, titled for whom it was made (a leader's
+    invitation is 领队登录, not 裁判登录; an unknown link is 一次性登录链接)."""
     return render(
         request,
         "tournaments/login_link.html",
-        {"problem": problem},
+        {"problem": problem, "link": link},
         status=404 if state == "unknown" else 410,
     )

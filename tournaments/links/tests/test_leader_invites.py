@@ -125,8 +125,14 @@ def test_a_used_invitation_cannot_be_voided_nor_used_again(client, cup):
     assert "这个邀请链接已经用过了（每个链接只能登录一次）；请组织者重新生成。" in (
         response.content.decode()
     )
-    assert again.get(reverse("accounts-login-link", args=[token])).status_code == 410
+    opened = again.get(reverse("accounts-login-link", args=[token]))
+    assert opened.status_code == 410
     assert not logged_in(again)
+    # Its page is titled for a leader, not a referee; a link of nobody for nobody.
+    html = opened.content.decode()
+    assert "<h1>领队登录</h1>" in html and "裁判登录" not in html
+    unknown = again.get(reverse("accounts-login-link", args=["no-such-link"])).content.decode()
+    assert "<h1>一次性登录链接</h1>" in unknown and "裁判登录" not in unknown
 
 
 def test_the_chief_referee_neither_sees_nor_voids_a_leaders_invitation(client, cup):

@@ -365,8 +365,11 @@ def officials(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         with transaction.atomic():
             user = None
             if data["username"]:
+                # Named as the official, so the header and lists read 顾明, not guming.
                 user = get_user_model().objects.create_user(
-                    username=data["username"].strip(), password=data["password"]
+                    username=data["username"].strip(),
+                    password=data["password"],
+                    first_name=data["name"].strip()[:150],
                 )
             Official.objects.create(
                 tournament=tournament, name=data["name"].strip(), role=data["role"], user=user

@@ -322,6 +322,11 @@ def test_the_organiser_adds_a_referee_login_and_assigns_a_tie(client, demo, orga
     )
     official = Official.objects.get(name="王裁判")
     assert official.user.username == "wang"
+    # The header names the person, not the login.
+    official_phone = client.__class__()
+    official_phone.force_login(official.user)
+    header = official_phone.get(reverse("accounts-home")).content.decode()
+    assert '<a class="who" href="/accounts/">王裁判</a>' in header
     match = Match.objects.filter(
         round__stage__event__tournament__slug="nantong-2014", round__number=1
     ).first()

@@ -17,6 +17,7 @@ from tournaments.access import (
     is_organiser,
     leader_unit_ids,
 )
+from tournaments.draw.status import event_finished
 from tournaments.models import Entry, Event, Tournament, Unit
 from tournaments.registration.forms import EntryWebForm, WithdrawForm
 from tournaments.registration.services import (
@@ -101,6 +102,9 @@ def _unit_page(
         else:
             section = _section(tournament, event, unit, organiser, mine)
         sections.append(section)
+    for section in sections:
+        # 退赛 is no longer offered once the event has its placings (the server refuses it).
+        section["finished"] = event_finished(section["event"])
     return render(
         request,
         "tournaments/register/unit.html",
@@ -216,6 +220,7 @@ def edit_entry(request: HttpRequest, slug: str, entry_id: int) -> HttpResponse:
             "form": form,
             "problems": problems,
             "locked": event.entries_locked,
+            "finished": event_finished(event),
             "withdraw_form": WithdrawForm(),
         },
         status=422 if problems or (request.method == "POST" and not form.is_valid()) else 200,

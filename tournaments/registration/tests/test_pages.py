@@ -413,3 +413,21 @@ def test_a_leader_who_chose_english_gets_english_messages(client, nantong):
     html = response.content.decode()
     assert "Pair 3, second player: the name is empty." in html
     assert ">Register</button>" in html
+
+
+def test_withdrawal_is_not_offered_once_the_event_is_over(client, demo):
+    from tournaments.ops.demo import play_demo
+
+    t = demo["nantong-2014"]
+    play_demo(only="nantong-2014")
+    sport = unit(t, "体育")
+    user = User.objects.create_user("sport-leader-after")
+    sport.leaders.add(user)
+    client.force_login(user)
+    page = client.get(reverse("registration:unit", args=[t.slug, sport.pk])).content.decode()
+    entry = Entry.objects.get(event__tournament=t, unit=sport)
+    edit = reverse("registration:entry-edit", args=[t.slug, entry.pk])
+    assert edit not in page
+    html = client.get(edit).content.decode()
+    assert "本项目已结束，名次已定，不能再退赛。" in html
+    assert "确认退赛" not in html

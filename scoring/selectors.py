@@ -182,13 +182,15 @@ def referee_tables(tournament, user) -> list[TableMatch]:
 # A table's state as its lists show it: waiting for confirmation, in play, not started,
 # confirmed (the board's order).
 # The last: a table stopped because its tie was decided on the others (2 of 3).
-TABLE_STATES = ("submitted", "playing", "waiting", "confirmed", "not_played")
+TABLE_STATES = ("submitted", "playing", "waiting", "confirmed", "not_played", "walkover")
 TABLE_STATE_LABELS = {
     "submitted": gettext_lazy("待确认"),
     "playing": gettext_lazy("进行中"),
     "waiting": gettext_lazy("未开始"),
     "confirmed": gettext_lazy("已确认"),
     "not_played": gettext_lazy("不再进行"),
+    # The other side withdrew or was disqualified: the match is decided, nothing to play.
+    "walkover": gettext_lazy("不战而胜"),
 }
 
 
@@ -200,6 +202,8 @@ def table_state(table: TableMatch, engine) -> str:
         return "not_played"
     if table.status == TableMatch.Status.SUBMITTED:
         return "submitted"
+    if table.match.status == Match.Status.WALKOVER:
+        return "walkover"
     if table.started_at or engine.started(table.state) or engine.match_over(table.state):
         return "playing"
     return "waiting"

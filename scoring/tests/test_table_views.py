@@ -1095,3 +1095,17 @@ def test_forfeit_and_disqualification_need_the_box_ticked_and_save_nothing_witho
     )
     assert response.status_code == 200
     assert fresh(cast.table).state["decided_by"] == "disqualification"
+
+
+def test_a_walkover_reads_as_one_on_the_referees_tables_and_the_board(client, cast):
+    from tournaments.registration.services import withdraw_entry
+
+    match = cast.table.match
+    withdraw_entry(entry=match.away, reason="因故退赛", user=cast.chief)
+    assert Match.objects.get(pk=match.pk).status == Match.Status.WALKOVER
+    client.force_login(cast.referee)
+    html = client.get(reverse("scoring:my-tables", args=[NANTONG])).content.decode()
+    assert 'board-walkover">不战而胜' in html and "未开始" not in html
+    client.force_login(cast.chief)
+    board = client.get(reverse("scoring:board", args=[NANTONG, "guandan"])).content.decode()
+    assert 'board-walkover">不战而胜' in board

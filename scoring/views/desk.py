@@ -19,6 +19,7 @@ from guandan_cup.inputs import INT, whole_number
 from scoring.models import AuditEntry, CheckIn, TableMatch
 from scoring.selectors import (
     OPEN_MATCH,
+    TABLE_STATE_LABELS,
     TABLE_STATES,
     missing_pairs,
     name_people,
@@ -169,6 +170,7 @@ def board(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
                 for t in by_match.get(m.pk, []):
                     t.match = m
                     t.board_state = table_state(t, engine)
+                    t.board_label = TABLE_STATE_LABELS[t.board_state]
                     show_boards([t], engine, m)
                     tables.append(t)
         tables.sort(key=_board_key)

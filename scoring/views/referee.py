@@ -22,7 +22,7 @@ from tournaments.access import is_chief
 from tournaments.models import HallDuty, Official, Tournament
 
 # Tables a referee has nothing more to do at.
-DONE = ("submitted", "confirmed")
+DONE = ("submitted", "confirmed", "walkover")
 
 
 @login_required

@@ -17,6 +17,7 @@ from tournaments.draw import selectors as draw_selectors
 from tournaments.draw.read import Bracket, load_bracket
 from tournaments.draw.rules import knockout
 from tournaments.draw.sheet import draw_sheet, swiss_qualifiers
+from tournaments.draw.status import event_finished
 from tournaments.models import Entry, Event, Stage, Tournament
 
 PRIZES = {1: "一等奖", 2: "二等奖", 3: "三等奖"}
@@ -329,8 +330,12 @@ def results_context(tournament: Tournament) -> dict:
             and e.pk not in reviewed
             and e.status in (Entry.Status.REGISTERED, Entry.Status.ELIMINATED)
         ]
+        # …once the event is over: before its last result nobody has an award yet.
+        over = event_finished(event)
         for entry in sorted(others, key=lambda e: e.pk):
-            rows.append({"rank": None, "entry": entry, "prize": prize_for(None, entry)})
+            rows.append(
+                {"rank": None, "entry": entry, "prize": prize_for(None, entry) if over else ""}
+            )
         disqualified = [
             e
             for e in bracket.entries.values()

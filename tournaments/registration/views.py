@@ -104,7 +104,7 @@ def _unit_page(
         sections.append(section)
     for section in sections:
         # 退赛 is no longer offered once the event has its placings (the server refuses it).
-        section["finished"] = event_finished(section["event"])
+        section["finished"] = st.days[section["event"].pk].finished
     return render(
         request,
         "tournaments/register/unit.html",

@@ -78,7 +78,7 @@ class Line:
 @dataclass(frozen=True)
 class UnitRow:
     unit: Hashable
-    rank: int
+    rank: int | None  # None before any entry of any event has a place: no ranking yet
     points: Fraction
     places: tuple[Fraction, ...]  # how many 1sts, 2nds … (shares counted), up to the table's end
     lines: tuple[Line, ...]
@@ -130,9 +130,12 @@ def unit_standings(
         return (-row[1], tuple(-n for n in row[2]))
 
     rows.sort(key=lambda row: (key(row), order[row[0]]))
+    ranked = any(p.rank is not None for p in placings)
     out: list[UnitRow] = []
     for i, (unit, points, places, got) in enumerate(rows):
         rank = out[-1].rank if out and key(rows[i - 1]) == key(rows[i]) else i + 1
+        if not ranked:
+            rank = None
         out.append(UnitRow(unit, rank, points, places, tuple(got)))
     return out
 

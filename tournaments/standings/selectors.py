@@ -36,7 +36,9 @@ class Standings:
     @property
     def top(self) -> list[rules.UnitRow]:
         """The units that receive a certificate: places 1–3 with points."""
-        return [row for row in self.rows if row.rank <= 3 and row.points > 0]
+        return [
+            row for row in self.rows if row.rank is not None and row.rank <= 3 and row.points > 0
+        ]
 
 
 def options_of(tournament: Tournament) -> rules.Options:

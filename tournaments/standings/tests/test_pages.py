@@ -268,3 +268,25 @@ def test_the_page_polls_its_list_and_is_answered_304_while_nothing_changed(clien
     assert (
         client.get(url, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH=part["ETag"]).status_code == 304
     )
+
+
+def test_before_any_result_no_unit_is_ranked_and_nobody_has_a_prize(client, demo, tmp_path):
+    import subprocess
+
+    from django.urls import reverse
+
+    nantong = demo["nantong-2014"]
+    data = client.get(reverse("standings:json", args=[nantong.slug])).json()
+    assert data["units"] and all(u["rank"] is None for u in data["units"])
+    page = client.get(reverse("standings:page", args=[nantong.slug])).content.decode()
+    assert '<span class="rank">暂无名次</span>' in page
+    assert '<span class="rank">第1名</span>' not in page
+    unit = nantong.units.get(name="体育")
+    day = client.get(reverse("registration:unit", args=[nantong.slug, unit.pk])).content.decode()
+    assert "第1名，0分" not in day
+    pdf = client.get(reverse("documents:results-pdf", args=[nantong.slug])).content
+    (tmp_path / "r.pdf").write_bytes(pdf)
+    text = subprocess.run(
+        ["pdftotext", str(tmp_path / "r.pdf"), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "纪念奖" not in text and "一等奖" not in text

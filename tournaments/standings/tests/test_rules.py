@@ -190,6 +190,10 @@ def test_the_points_handed_out_are_the_points_the_placings_earn(placings, opts):
     assert sum((row.points for row in rows), Fraction(0)) == sum(
         (rules.earned(p, opts)[0] for p in placings), Fraction(0)
     )
+    # No rank at all before any place is given.
+    if all(p.rank is None for p in placings):
+        assert all(row.rank is None for row in rows)
+        return
     # Ranks: best first, never better than a unit with more points.
     for above, below in zip(rows, rows[1:], strict=False):
         assert above.points >= below.points
@@ -197,3 +201,11 @@ def test_the_points_handed_out_are_the_points_the_placings_earn(placings, opts):
         assert (above.rank == below.rank) == (
             (above.points, above.places) == (below.points, below.places)
         )
+
+
+def test_no_unit_has_a_rank_before_any_entry_has_a_place():
+    rows = unit_standings([Placed("g", 1, "A", None), Placed("g", 2, "B", None)], DEFAULT)
+    assert [(r.unit, r.rank, r.points) for r in rows] == [("A", None, 0), ("B", None, 0)]
+    # With one place given, every unit is ranked, those without points sharing the last.
+    rows = unit_standings([Placed("g", 1, "A", 1), Placed("g", 2, "B", None)], DEFAULT)
+    assert table(rows) == [("A", 1, 9), ("B", 2, 0)]

@@ -11,6 +11,7 @@ admin.site.index_title = "比赛管理"
 
 urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
+    path("sw.js", views.service_worker, name="service-worker"),
     path("readyz", views.readyz, name="readyz"),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -1,7 +1,11 @@
 """The health answers: ``/healthz`` (liveness, nothing touched) and ``/readyz`` (each
-dependency's state as JSON, for whatever decides to send this server traffic)."""
+dependency's state as JSON, for whatever decides to send this server traffic); and the
+service worker of the table pages (static/js/sw.js), served from the site's root so that its
+scope may take in every table page."""
 
 import time
+from functools import cache as remember
+from pathlib import Path
 
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -72,3 +76,17 @@ def readyz(request: HttpRequest) -> JsonResponse:
     return JsonResponse(
         body, status=200 if ready else 503, json_dumps_params={"ensure_ascii": False}
     )
+
+
+@remember
+def _service_worker_source() -> bytes:
+    return (Path(__file__).resolve().parent.parent / "static" / "js" / "sw.js").read_bytes()
+
+
+@require_safe
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """``/sw.js`` (static/js/sw.js): from the root, the scope it is registered with (``/t/``,
+    by static/js/table.js) takes in every table page; revalidated on every update check."""
+    response = HttpResponse(_service_worker_source(), content_type="text/javascript")
+    response["Cache-Control"] = "no-cache"
+    return response

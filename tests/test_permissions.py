@@ -293,6 +293,7 @@ ARGS: dict[str, Callable] = {
     "live:screen": _nantong_event,
     "scoring:board": _nantong_event,
     "healthz": lambda w: {},
+    "service-worker": lambda w: {},
     "readyz": lambda w: {},
     "live:bracket-json": _nantong_event,
     "live:match": lambda w: {**_nantong_event(w), "match_id": w.match.pk},
@@ -391,6 +392,7 @@ ARGS: dict[str, Callable] = {
 # below), so a view that starts writing cannot stay in this list unnoticed.
 PUBLIC = {
     "healthz",
+    "service-worker",
     "standings:page",
     "standings:json",
     # a unit's day: public read-only; its leader also gets the registration controls

@@ -161,6 +161,7 @@ def _public_urls() -> dict[str, list[str]]:
     ):
         urls[name] = [reverse(name, args=[NANTONG, *event])]
     urls["healthz"] = [reverse("healthz")]
+    urls["service-worker"] = [reverse("service-worker")]
     urls["readyz"] = [reverse("readyz")]
     urls["standings:page"] = [reverse("standings:page", args=[NANTONG])]
     urls["standings:json"] = [reverse("standings:json", args=[NANTONG])]

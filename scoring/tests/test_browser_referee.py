@@ -104,7 +104,11 @@ def test_a_deal_sent_on_a_dropped_connection_is_shown_unsaved_resent_and_recorde
     )
     assign_referee(Match.objects.filter(pk=match.pk), referee)
     table = match.tables.get()
-    page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    # No service worker: page.route does not reliably see the requests of a page the worker
+    # took over mid-test (static/js/sw.js is tested in test_browser_resend.py).
+    page = browser.new_context(
+        viewport={"width": 390, "height": 844}, service_workers="block"
+    ).new_page()
     log_in(page, live_server.url, "liangyong")
     page.goto(f"{live_server.url}/t/anhui-2021/guandan/tables/{table.pk}/")
 

@@ -145,4 +145,26 @@
 
   window.addEventListener("online", pump);
   pump();
+
+  // Open offline (static/js/sw.js): the service worker keeps this page and the files it uses,
+  // so that a reload with no connection still shows the table and the taps above still wait.
+  // Once it has kept them, <body data-offline-ready> says so.
+  var worker = document.body.dataset.serviceWorker;
+  if (worker && "serviceWorker" in navigator && window.MessageChannel) {
+    // Loaded without the worker (the first visit): it fetches this page again to keep it.
+    var fetchPage = !navigator.serviceWorker.controller;
+    navigator.serviceWorker.register(worker, { scope: "/t/" }).then(function () {
+      return navigator.serviceWorker.ready;
+    }).then(function (registration) {
+      var files = [];
+      document.querySelectorAll("script[src], link[rel=stylesheet], link[rel=icon]").forEach(function (el) {
+        files.push(el.src || el.href);
+      });
+      var reply = new MessageChannel();
+      reply.port1.onmessage = function (evt) {
+        if (evt.data === true) { document.body.dataset.offlineReady = ""; }
+      };
+      registration.active.postMessage({ files: files, fetchPage: fetchPage }, [reply.port2]);
+    }).catch(function () { /* no service worker: the queue still keeps the taps */ });
+  }
 })();

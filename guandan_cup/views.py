@@ -85,7 +85,7 @@ def _service_worker_source() -> bytes:
 
 @require_safe
 def service_worker(request: HttpRequest) -> HttpResponse:
-    """``/sw.js`` (static/js/sw.js): from the root, the scope it is registered with (``/t/``,
+    """``/sw.js`` (static/js/sw.js): from the root, the scope it is registered with (``/``,
     by static/js/table.js) takes in every table page; revalidated on every update check."""
     response = HttpResponse(_service_worker_source(), content_type="text/javascript")
     response["Cache-Control"] = "no-cache"

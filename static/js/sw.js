@@ -1,12 +1,13 @@
 // The service worker of the referee's table pages (served at /sw.js, registered by
-// static/js/table.js with the scope /t/). A table page and the static files it uses are kept
+// static/js/table.js with the scope /). A table page — a referee's, or the players' link of a
+// table (/play/…/) — and the static files it uses are kept
 // on the phone as last loaded, so that a reload or a reopened tab with no connection still
 // shows the table; the taps made then wait in the page's own queue (localStorage) until they
 // can be sent. Network first: the kept copy is only used when the network fails, so a page
 // opened online is always fresh. Only GETs are looked at: a POST is never kept or answered.
 "use strict";
 var CACHE = "guandan-table-pages-v1";
-var TABLE_PAGE = /^\/t\/[^/]+\/[^/]+\/tables\/\d+\/$/;
+var TABLE_PAGE = /^\/(t\/[^/]+\/[^/]+\/tables\/\d+|play\/[0-9a-f-]+)\/$/;
 
 self.addEventListener("install", function () { self.skipWaiting(); });
 self.addEventListener("activate", function (event) {

@@ -153,7 +153,7 @@
   if (worker && "serviceWorker" in navigator && window.MessageChannel) {
     // Loaded without the worker (the first visit): it fetches this page again to keep it.
     var fetchPage = !navigator.serviceWorker.controller;
-    navigator.serviceWorker.register(worker, { scope: "/t/" }).then(function () {
+    navigator.serviceWorker.register(worker, { scope: "/" }).then(function () {
       return navigator.serviceWorker.ready;
     }).then(function (registration) {
       var files = [];

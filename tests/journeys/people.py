@@ -572,3 +572,29 @@ def players_confirm(page) -> None:
     page.get_by_role("button", name=re.compile("确认结果$")).click()
     expect(page.locator("body")).to_contain_text("结果已确认")
     expect(page.locator("body")).to_contain_text("二维码不能再录入")
+
+
+def players_tap_offline_and_reload(page, url: str, column: int) -> None:
+    """Hall Wi-Fi drops: the players' phone taps three deals with no connection, the page is
+    opened again still offline (the service worker's copy, the taps waiting on the phone),
+    the connection returns, and the three deals are recorded once each, in the order tapped
+    (双上 +3, 对家三游 +2, 对家末游 +1 from 2: 2→5→7→8)."""
+    page.goto(url)
+    page.wait_for_function("() => !!navigator.serviceWorker.controller")
+    expect(page.locator("body")).to_have_attribute("data-offline-ready", "")
+    page.context.set_offline(True)
+    for button in ("对家二游", "对家三游", "对家末游"):
+        page.locator(".deal-col").nth(column).get_by_role("button", name=button).click()
+    queue = page.locator(".tap-queue")
+    expect(queue).to_contain_text("本机还有3条记录没有保存")
+    response = page.goto(url)
+    assert response.ok and response.from_service_worker
+    expect(queue).to_contain_text("本机还有3条记录没有保存")
+    page.context.set_offline(False)
+    page.evaluate("() => window.dispatchEvent(new Event('online'))")
+    history = page.locator(".history-list li")
+    expect(history).to_have_count(3, timeout=20_000)
+    expect(queue).to_be_hidden()
+    newest_first = history.all_inner_texts()
+    for text, step in zip(reversed(newest_first), ("2→5", "5→7", "7→8"), strict=True):
+        assert step in text, newest_first

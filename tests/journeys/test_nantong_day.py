@@ -172,7 +172,7 @@ def test_the_nantong_day_from_an_empty_database_to_results_pdf(
     # on the settings page and prints the round's score sheets; each table's code opens its
     # entry on a player's phone without a login, the other side confirms — on the same
     # phone, or on their own from the same code; one result is disputed (有异议) and the
-    # tie's referee, called to 我的台, resolves it.
+    # tie's referee, called to 我的台, resolves it; one phone loses the hall's Wi-Fi.
     people.set_result_entry(organiser, base, SLUG, "选手扫码录入，对方选手确认")
     sheets = people.score_sheet_codes(organiser, base, SLUG, EVENT, tmp_path)
     assert len(sheets) == 12 and all("/play/" in s["url"] for s in sheets), sheets
@@ -183,6 +183,8 @@ def test_the_nantong_day_from_an_empty_database_to_results_pdf(
         side = "AB"[column]
         for number, url in enumerate(codes[:2], start=1):
             players = people.phone(browser)  # the winners' phone at the table
+            if i == 2 and number == 1:
+                people.players_tap_offline_and_reload(players, url, column)
             people.players_enter(players, url, column)
             people.players_submit(players, side)
             people.no_overflow(players)

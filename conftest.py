@@ -51,6 +51,14 @@ def _empty_cache():
     yield
 
 
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    """Service workers blocked in the browser tests' pages: a page a worker keeps goes on
+    polling and resending after its context closes, into the next test's server. The tests
+    of opening a page offline allow them in a context of their own."""
+    return {**browser_context_args, "service_workers": "block"}
+
+
 @pytest.fixture
 def phone_page(page):
     page.set_viewport_size({"width": 390, "height": 844})

@@ -33,7 +33,9 @@ def test_the_chief_corrects_a_wrong_side_deal_by_tap_on_a_phone(live_server, bro
     submit_table(table=table, user=referee)
     confirm_table(table=table, user=chief, opponents="")
 
-    page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    page = browser.new_context(
+        service_workers="block", viewport={"width": 390, "height": 844}
+    ).new_page()
     page.goto(f"{live_server.url}/accounts/login/?next=/t/nantong-2014/guandan/tables/{table.pk}/")
     page.fill("#id_username", "chief-n")
     page.fill("#id_password", PASSWORD)

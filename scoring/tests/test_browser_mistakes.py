@@ -172,7 +172,7 @@ def _put_the_phones_away():
 
 
 def _phone(browser, base, username):
-    context = browser.new_context(viewport=PHONE)
+    context = browser.new_context(service_workers="block", viewport=PHONE)
     OPEN_PHONES.append(context)
     page = context.new_page()
     page.goto(f"{base}/accounts/login/")

@@ -51,7 +51,7 @@ def test_a_referee_records_a_table_from_2_past_a_and_the_confirmed_winner_moves_
     table = match.tables.get()
     url = f"{live_server.url}/t/anhui-2021/guandan/tables/{table.pk}/"
 
-    phone = browser.new_context(viewport={"width": 390, "height": 844})
+    phone = browser.new_context(service_workers="block", viewport={"width": 390, "height": 844})
     page = phone.new_page()
     log_in(page, live_server.url, "zhouling")
     page.goto(url)
@@ -69,7 +69,9 @@ def test_a_referee_records_a_table_from_2_past_a_and_the_confirmed_winner_moves_
     page.get_by_text("结果已提交，等待确认。").wait_for()
     assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
 
-    desk = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    desk = browser.new_context(
+        service_workers="block", viewport={"width": 1280, "height": 900}
+    ).new_page()
     log_in(desk, live_server.url, "xiaohui")
     desk.goto(url)
     desk.get_by_role("button", name="确认结果").click()

@@ -57,9 +57,27 @@ def table_page(live_server, browser):
 @pytest.fixture
 def table_page_with_worker(live_server, browser):
     """The referee's table page with its service worker (static/js/sw.js)."""
-    context, page, table = _open_table(live_server, browser, "allow")
+    _context, page, table = _open_table(live_server, browser, "allow")
     yield page, table
-    context.close()
+    close_with_worker(page)
+
+
+# A page a service worker keeps goes on after its context closes (its worker keeps the
+# browser's process for it): unregistered and with its queue emptied first, nothing of it
+# polls or resends into the next test's server.
+FORGET_WORKER = """() => {
+  localStorage.clear();
+  return navigator.serviceWorker.getRegistrations()
+    .then(rs => Promise.all(rs.map(r => r.unregister())));
+}"""
+
+
+def close_with_worker(page) -> None:
+    try:
+        page.goto(page.url.split("/t/")[0].split("/play/")[0] + "/healthz")
+        page.evaluate(FORGET_WORKER)
+    finally:
+        page.context.close()
 
 
 def test_a_deal_whose_request_never_left_the_phone_is_resent_and_recorded_once(table_page):

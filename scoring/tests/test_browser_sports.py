@@ -38,7 +38,9 @@ def test_a_referee_enters_a_badminton_match_and_the_confirmed_winner_moves_on(li
     table = match.tables.get()
     url = f"{live_server.url}/t/anhui-2021/badminton/tables/{table.pk}/"
 
-    page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    page = browser.new_context(
+        service_workers="block", viewport={"width": 390, "height": 844}
+    ).new_page()
     log_in(page, live_server.url, "liangyong")
     page.goto(url)
     expect(page.locator(".meta").first).to_contain_text("羽毛球三局两胜")
@@ -64,7 +66,9 @@ def test_a_referee_enters_a_badminton_match_and_the_confirmed_winner_moves_on(li
     page.get_by_role("button", name="提交结果").click()
     page.get_by_text("结果已提交，等待确认。").wait_for()
 
-    desk = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    desk = browser.new_context(
+        service_workers="block", viewport={"width": 1280, "height": 900}
+    ).new_page()
     log_in(desk, live_server.url, "xiaohui")
     desk.goto(url)
     desk.get_by_role("button", name="确认结果").click()

@@ -46,12 +46,14 @@ def no_overflow(page) -> None:
     assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
 
 
-def phone(browser):
-    return browser.new_context(viewport=PHONE).new_page()
+def phone(browser, *, service_workers: str = "block"):
+    """A 390-px phone. Service workers are blocked but on the phone that tests opening a
+    page offline: a page a worker keeps goes on polling after its context closes."""
+    return browser.new_context(viewport=PHONE, service_workers=service_workers).new_page()
 
 
 def desktop(browser):
-    return browser.new_context(viewport=DESKTOP).new_page()
+    return browser.new_context(viewport=DESKTOP, service_workers="block").new_page()
 
 
 # --------------------------------------------------------------------------- logging in
@@ -598,3 +600,8 @@ def players_tap_offline_and_reload(page, url: str, column: int) -> None:
     newest_first = history.all_inner_texts()
     for text, step in zip(reversed(newest_first), ("2→5", "5→7", "7→8"), strict=True):
         assert step in text, newest_first
+    # The worker is done with: nothing of this phone goes on in the background.
+    page.evaluate(
+        "() => navigator.serviceWorker.getRegistrations()"
+        ".then(rs => Promise.all(rs.map(r => r.unregister())))"
+    )

@@ -182,8 +182,10 @@ def test_the_nantong_day_from_an_empty_database_to_results_pdf(
         column = 0 if winner == home else 1
         side = "AB"[column]
         for number, url in enumerate(codes[:2], start=1):
-            players = people.phone(browser)  # the winners' phone at the table
-            if i == 2 and number == 1:
+            offline = i == 2 and number == 1
+            # the winners' phone at the table
+            players = people.phone(browser, service_workers="allow" if offline else "block")
+            if offline:
                 people.players_tap_offline_and_reload(players, url, column)
             people.players_enter(players, url, column)
             people.players_submit(players, side)

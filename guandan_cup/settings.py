@@ -117,6 +117,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            # The reader's punctuation ({% colon %}, {% sep %} …) in every template.
+            "builtins": ["guandan_cup.templatetags.punctuation"],
         },
     },
 ]
@@ -259,6 +261,9 @@ LOGOUT_REDIRECT_URL = "/"
 
 LANGUAGE_CODE = "zh-hans"
 LANGUAGES = [("zh-hans", "简体中文"), ("en", "English")]
+# Our own date formats per language (guandan_cup/formats/): the notices' short 5月24日 14:00
+# in Chinese, a 24-hour day-month-year in English.
+FORMAT_MODULE_PATH = ["guandan_cup.formats"]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "Asia/Shanghai"
 USE_I18N = True

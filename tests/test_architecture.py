@@ -51,6 +51,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "guandan_cup.passwords",
             "guandan_cup.proxies",
             "guandan_cup.throttle",
+            "guandan_cup.words",
         ),
     ),
     (

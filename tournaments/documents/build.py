@@ -137,8 +137,8 @@ def bracket_pages(bracket: Bracket) -> tuple[str, list[TreePage], list]:
         if view.stage.format != Stage.Format.KNOCKOUT:
             others.append(view)
             continue
-        rounds = [(rv.round.name, rv.matches) for rv in view.rounds]
-        knockouts.append((view.stage.name, rounds))
+        rounds = [(rv.round.label, rv.matches) for rv in view.rounds]
+        knockouts.append((view.stage.label, rounds))
         if rounds and len(rounds[0][1]) * 2 > A4_LANDSCAPE_MAX:
             size = "A3 landscape"
     for name, rounds in knockouts:

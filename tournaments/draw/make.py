@@ -16,7 +16,7 @@ from tournaments.draw import status as day_status
 from tournaments.draw.plan import DrawPlan
 from tournaments.draw.rules import groups as group_rules
 from tournaments.draw.rules import knockout
-from tournaments.draw.rules.common import DrawError
+from tournaments.draw.rules.common import KNOCKOUT_STAGE_NAME, QUALIFYING_STAGE_NAME, DrawError
 from tournaments.draw.selectors import active_entries, current_draw
 from tournaments.models import Draw, Event, Match, Stage
 
@@ -83,7 +83,7 @@ def draw_event(
             slots = knockout.physical_draw(lots)
         else:
             slots = knockout.draw_knockout(order, seeds=seeds or None, units=units, rng=ctx.rng)
-        name = _("预赛") if plan.qualifiers else _("淘汰赛")
+        name = QUALIFYING_STAGE_NAME if plan.qualifiers else KNOCKOUT_STAGE_NAME
         progress.create_knockout(ctx, slots, name=name, order=1, stop_at=plan.qualifiers)
     elif plan.format == "groups":
         if plan.groups < 1 or plan.groups * 2 > len(entries):

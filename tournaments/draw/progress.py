@@ -13,10 +13,18 @@ from tournaments.draw import signals
 from tournaments.draw.plan import AWAY, HOME, OUT_STATUSES, DrawPlan
 from tournaments.draw.rules import groups as group_rules
 from tournaments.draw.rules import knockout
+from tournaments.draw.rules.common import (
+    FINAL_STAGE_NAME,
+    GROUP_STAGE_NAME,
+    SWISS_QUALIFYING_NAME,
+    SWISS_STAGE_NAME,
+    round_number_name,
+)
 from tournaments.draw.rules.knockout import Feeder
 from tournaments.draw.rules.swiss import SwissPlayer, swiss_round
 from tournaments.draw.selectors import active_entries, group_tables, swiss_standings, swiss_table
 from tournaments.models import Draw, Entry, Event, Match, Round, Stage
+from tournaments.models.bracket import BOTH_OUT_NOTE, BYE_NOTE, out_note
 
 
 @dataclass
@@ -68,7 +76,7 @@ def create_knockout(
         if pm.bye:
             match.status = Match.Status.BYE
             match.winner = HOME if pm.home is not None else AWAY
-            match.result_note = _("轮空")
+            match.result_note = BYE_NOTE
         made[(pm.round, pm.index)] = match
     # Wire each match to where its winner and loser go, then insert round by round from the
     # final backwards, so every target row exists before the rows that point to it: one
@@ -95,7 +103,7 @@ def create_groups(ctx: BuildContext, groups: list[list[int]]) -> Stage:
         event=ctx.event,
         draw=ctx.draw,
         order=1,
-        name=_("小组赛"),
+        name=GROUP_STAGE_NAME,
         format=Stage.Format.GROUPS,
         settings={
             "groups": [[pk for pk in g] for g in groups],
@@ -106,7 +114,7 @@ def create_groups(ctx: BuildContext, groups: list[list[int]]) -> Stage:
     schedules = [group_rules.round_robin(g) for g in groups]
     entries = {e.pk: e for e in Entry.objects.filter(pk__in=[pk for g in groups for pk in g])}
     for number in range(1, max(len(s) for s in schedules) + 1):
-        rnd = Round.objects.create(stage=stage, number=number, name=_("第%(n)s轮") % {"n": number})
+        rnd = Round.objects.create(stage=stage, number=number, name=round_number_name(number))
         for g, schedule in enumerate(schedules):
             if number > len(schedule):
                 continue
@@ -128,7 +136,7 @@ def create_swiss(ctx: BuildContext, order: list[int]) -> Stage:
         event=ctx.event,
         draw=ctx.draw,
         order=1,
-        name=_("预赛（积分编排）") if ctx.plan.qualifiers else _("积分编排赛"),
+        name=SWISS_QUALIFYING_NAME if ctx.plan.qualifiers else SWISS_STAGE_NAME,
         format=Stage.Format.SWISS,
         settings={
             "rounds": ctx.plan.swiss_rounds,
@@ -169,7 +177,7 @@ def _pair_swiss_round(stage: Stage, number: int, order: list[int], *, rng=None) 
         for pk in order
     ]
     result = swiss_round(players, rng=rng)
-    rnd = Round.objects.create(stage=stage, number=number, name=_("第%(n)s轮") % {"n": number})
+    rnd = Round.objects.create(stage=stage, number=number, name=round_number_name(number))
     made = []
     for index, (home, away) in enumerate(result.pairs):
         made.append(
@@ -184,7 +192,7 @@ def _pair_swiss_round(stage: Stage, number: int, order: list[int], *, rng=None) 
                 status=Match.Status.BYE,
                 winner=HOME,
                 home_score=0,
-                result_note=_("轮空"),
+                result_note=BYE_NOTE,
             )
         )
     return made
@@ -286,17 +294,11 @@ def _walkover_if_out(match: Match) -> None:
     away_out = away is not None and away.status in OUT_STATUSES
     if home_out and away_out:
         # Both gone: the home entry is carried on and gives a walkover in its next match.
-        winner, note = HOME, _("双方均已退出")
+        winner, note = HOME, BOTH_OUT_NOTE
     elif home_out and away is not None:
-        winner, note = (
-            AWAY,
-            _("%(name)s%(status)s") % {"name": home.name, "status": home.get_status_display()},
-        )
+        winner, note = AWAY, out_note(home)
     elif away_out and home is not None:
-        winner, note = (
-            HOME,
-            _("%(name)s%(status)s") % {"name": away.name, "status": away.get_status_display()},
-        )
+        winner, note = HOME, out_note(away)
     else:
         return  # nobody out, or the other place is not known yet
     match.status, match.winner, match.result_note = Match.Status.WALKOVER, winner, note
@@ -353,6 +355,6 @@ def _advance_stage(stage: Stage) -> None:
         ]
     else:
         return
-    create_knockout(ctx, slots, name=_("决赛阶段"), order=stage.order + 1)
+    create_knockout(ctx, slots, name=FINAL_STAGE_NAME, order=stage.order + 1)
     signals.announce(ctx.created)
     settle(ctx.created)

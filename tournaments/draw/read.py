@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from tournaments.draw import selectors as draw_selectors
 from tournaments.models import Entry, Event, Match, Round, Stage
+from tournaments.models.bracket import worded
 
 
 @dataclass
@@ -122,9 +123,9 @@ def match_json(event: Event, match: Match) -> dict:
         # tables (scoring.selectors.show_points); absent for the other sports.
         **({"points": match.points} if getattr(match, "points", None) is not None else {}),
         "url": reverse("live:match-json", args=[t, event.slug, match.pk]),
-        "group": match.group or None,
+        "group": match.group_label or None,
         "third_place": match.is_third_place,
-        "note": match.result_note or None,
+        "note": match.note_label or None,
         # A correction upstream changed who should have played it (or one it came through):
         # the chief referee reviews (tournaments.draw.selectors.under_review).
         "under_review": getattr(match, "under_review", match.needs_review),
@@ -139,12 +140,12 @@ def bracket_json(bracket: Bracket) -> dict:
     stages = []
     for view in bracket.stages:
         stage = {
-            "name": view.stage.name,
+            "name": view.stage.label,
             "format": view.stage.format,
             "rounds": [
                 {
                     "number": rv.round.number,
-                    "name": rv.round.name,
+                    "name": rv.round.label,
                     "starts_at": rv.round.starts_at.isoformat() if rv.round.starts_at else None,
                     "matches": [match_json(event, m) for m in rv.matches],
                 }
@@ -153,7 +154,7 @@ def bracket_json(bracket: Bracket) -> dict:
         }
         if view.groups:
             stage["groups"] = [
-                {"name": label, "standings": [_row_json(row, entry) for row, entry in rows]}
+                {"name": worded(label), "standings": [_row_json(row, entry) for row, entry in rows]}
                 for label, rows in view.groups
             ]
         if view.swiss:

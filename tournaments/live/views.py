@@ -111,8 +111,8 @@ def match_json_view(
     data.update(
         event=event.slug,
         tournament=event.tournament.slug,
-        stage=match.round.stage.name,
-        round={"number": match.round.number, "name": match.round.name},
+        stage=match.round.stage.label,
+        round={"number": match.round.number, "name": match.round.label},
         tables=tables,
     )
     if event.scorer().records("game"):

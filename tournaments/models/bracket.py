@@ -8,11 +8,29 @@ moves on to, so confirming a result is "fill in the winner, follow the wire".
 
 from django.conf import settings
 from django.db import models
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
+from guandan_cup.words import plain
+from tournaments.draw.rules.common import THIRD_PLACE_NAME, name_words
 from tournaments.models.core import Event, Venue
 from tournaments.models.entries import Entry
+
+# A match's note as the draw stores it, in Chinese whatever the language of the page that
+# made it; Match.note_label words it for the reader. Other notes are reasons people typed.
+BYE_NOTE = "轮空"
+BOTH_OUT_NOTE = "双方均已退出"
+
+
+def out_note(entry) -> str:
+    """The walkover note of a match ``entry`` is out of, as stored (王芳已退赛)."""
+    with translation.override("zh-hans"):
+        return f"{entry.name}{entry.get_status_display()}"
+
+
+def worded(name: str) -> str:
+    """A stored stage, round or group name in the reader's language."""
+    return plain(name_words(name))
 
 
 class Draw(models.Model):
@@ -88,6 +106,11 @@ class Stage(models.Model):
     def __str__(self) -> str:
         return f"{self.event.name} · {self.name}"
 
+    @property
+    def label(self) -> str:
+        """The stage's name in the reader's language (淘汰赛, Knockout)."""
+        return worded(self.name)
+
 
 class Round(models.Model):
     stage = models.ForeignKey(
@@ -107,6 +130,11 @@ class Round(models.Model):
 
     def __str__(self) -> str:
         return f"{self.stage} · {self.name}"
+
+    @property
+    def label(self) -> str:
+        """The round's name in the reader's language (1/4决赛, Quarter-final; 第2轮, Round 2)."""
+        return worded(self.name)
 
 
 class Match(models.Model):
@@ -228,7 +256,27 @@ class Match(models.Model):
     def round_label(self) -> str:
         """The match's round as people call it: the third-place match is 季军争夺战, not the
         决赛 it is played beside."""
-        return str(_("季军争夺战")) if self.is_third_place else self.round.name
+        return worded(THIRD_PLACE_NAME) if self.is_third_place else self.round.label
+
+    @property
+    def note_label(self) -> str:
+        """The match's note in the reader's language: the draw's own notes worded, a reason
+        people typed as it is."""
+        note = self.result_note
+        if note == BYE_NOTE:
+            return str(_("轮空"))
+        if note == BOTH_OUT_NOTE:
+            return str(_("双方均已退出"))
+        for side in (self.home, self.away) if self.status == self.Status.WALKOVER else ():
+            if side is not None and note == out_note(side):
+                status = side.get_status_display()
+                return str(_("%(name)s%(status)s") % {"name": side.name, "status": status})
+        return note
+
+    @property
+    def group_label(self) -> str:
+        """The match's group in the reader's language (A组, Group A); "" outside groups."""
+        return worded(self.group) if self.group else ""
 
     @property
     def is_decided(self) -> bool:

@@ -4,10 +4,12 @@ Pure rules, no Django."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from guandan_cup.errors import UserError
+from scoring.engines.board import Words, words
 
 FINAL_NAME = "决赛"
 
@@ -19,6 +21,53 @@ SEMI_FINAL_NAME = "半决赛"
 
 
 THIRD_PLACE_NAME = "季军争夺战"
+
+
+# The stages' names as the draw stores them (in Chinese, whatever the language of the person
+# who drew): the pages word them for their reader with name_words().
+KNOCKOUT_STAGE_NAME = "淘汰赛"
+QUALIFYING_STAGE_NAME = "预赛"
+GROUP_STAGE_NAME = "小组赛"
+FINAL_STAGE_NAME = "决赛阶段"
+SWISS_QUALIFYING_NAME = "预赛（积分编排）"
+SWISS_STAGE_NAME = "积分编排赛"
+
+_FIXED_NAMES = {
+    FINAL_NAME: words("决赛"),
+    CHAMPIONSHIP_NAME: words("冠军争夺战"),
+    SEMI_FINAL_NAME: words("半决赛"),
+    THIRD_PLACE_NAME: words("季军争夺战"),
+    "1/4决赛": words("1/4决赛"),
+    KNOCKOUT_STAGE_NAME: words("淘汰赛"),
+    QUALIFYING_STAGE_NAME: words("预赛"),
+    GROUP_STAGE_NAME: words("小组赛"),
+    FINAL_STAGE_NAME: words("决赛阶段"),
+    SWISS_QUALIFYING_NAME: words("预赛（积分编排）"),
+    SWISS_STAGE_NAME: words("积分编排赛"),
+}
+_FRACTION = re.compile(r"1/(\d+)决赛")
+_ROUND = re.compile(r"第(\d+)轮")
+_GROUP = re.compile(r"([A-Z]{1,2})组")
+
+
+def round_number_name(number: int) -> str:
+    """第3轮: a round of groups or of Swiss pairing, as stored."""
+    return f"第{number}轮"
+
+
+def name_words(name: str) -> Words | str:
+    """A stage's, round's or group's stored name as words for its reader (1/8决赛: Round of
+    16; 第3轮: Round 3; A组: Group A); a name the app did not make is kept as it is."""
+    if name in _FIXED_NAMES:
+        return _FIXED_NAMES[name]
+    if match := _FRACTION.fullmatch(name):
+        n = int(match[1])
+        return words("1/%(n)s决赛（%(entries)s强）", n=n, entries=2 * n)
+    if match := _ROUND.fullmatch(name):
+        return words("第%(n)s轮", n=int(match[1]))
+    if match := _GROUP.fullmatch(name):
+        return words("%(group)s组", group=match[1])
+    return name
 
 
 class DrawError(UserError):

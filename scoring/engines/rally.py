@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from scoring.engines import common, match_boards
+from scoring.engines.board import words
 from scoring.engines.common import (
     EngineError,
     Forfeit,
@@ -386,6 +387,10 @@ def games(stored: dict) -> list[dict]:
 def games_won(stored: dict) -> tuple[int, int]:
     won = stored.get("games_won") or {}
     return won.get("home", 0), won.get("away", 0)
+
+
+# What margin() counts, as the standings' column heads it.
+MARGIN_HEADING = words("净胜局")
 
 
 def margin(stored: dict) -> float:

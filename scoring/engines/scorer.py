@@ -199,6 +199,11 @@ class Scorer:
         """Games won by home and away (xiangqi: games won outright, draws not counted)."""
         return self.engine.games_won(self._stored(state))
 
+    @property
+    def margin_heading(self):
+        """The standings' column for margin(): 级分, 净胜局, 净胜分 (Words)."""
+        return self.engine.MARGIN_HEADING
+
     def margin(self, state) -> float:
         """Home's margin for standings: 级差 (Guandan), games (rally sports), points (象棋)."""
         return self.engine.margin(self._stored(state))

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from scoring.engines import common, match_boards
+from scoring.engines.board import words
 from scoring.engines.common import (
     SIDE_ZH,
     EngineError,
@@ -436,6 +437,10 @@ def games_won(stored: dict) -> tuple[int, int]:
     """Games won outright (draws not counted)."""
     results = [g["result"] for g in stored.get("games", [])]
     return results.count("home"), results.count("away")
+
+
+# What margin() counts, as the standings' column heads it.
+MARGIN_HEADING = words("净胜分")
 
 
 def margin(stored: dict) -> float:

@@ -112,6 +112,10 @@ def games_won(stored: dict) -> tuple[int, int]:
     return won.get("A", 0), won.get("B", 0)
 
 
+# What margin() counts, as the standings' column heads it.
+MARGIN_HEADING = words("级分")
+
+
 def margin(stored: dict) -> float:
     """Home minus away level at the end of a table: the raw 级差 of Swiss and groups."""
     levels = stored.get("levels") or {}

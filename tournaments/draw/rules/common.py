@@ -62,6 +62,8 @@ def name_words(name: str) -> Words | str:
         return _FIXED_NAMES[name]
     if match := _FRACTION.fullmatch(name):
         n = int(match[1])
+        # English names the round by the entries left (Round of 16), not by n.
+        # xgettext: no-python-format
         return words("1/%(n)s决赛（%(entries)s强）", n=n, entries=2 * n)
     if match := _ROUND.fullmatch(name):
         return words("第%(n)s轮", n=int(match[1]))

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_safe
 from tournaments.access import get_public_tournament
 from tournaments.live.http import not_modified, set_validators
 from tournaments.models import Tournament
-from tournaments.standings.read import rows_of, standings_json
+from tournaments.standings.read import events_of, rows_of, standings_json
 from tournaments.standings.selectors import standings
 
 SCREEN_ROWS = 10
@@ -42,7 +42,12 @@ def standings_page(request: HttpRequest, slug: str) -> HttpResponse:
     def page():
         st = standings(tournament)
         rows = rows_of(st)
-        context = {"tournament": tournament, "standings": st, "rows": rows}
+        context = {
+            "tournament": tournament,
+            "standings": st,
+            "rows": rows,
+            "events": events_of(st),
+        }
         if screen:
             context["rows"] = rows[:SCREEN_ROWS]
             return render(request, "tournaments/standings.html#screen_slide", context)

@@ -312,7 +312,7 @@ def test_the_page_says_why_equal_points_rank_apart_and_what_each_event_gave(clie
     assert f"第1名×{firsts}" in page
     data = client.get(reverse("standings:json", args=["anhui-2021"])).json()
     for unit in data["units"][:3]:
-        row = table[table.index(f"<th scope=\"row\">{unit['name']}</th>") :].split("</tr>")[0]
+        row = table[table.index(f'<th scope="row">{unit["name"]}</th>') :].split("</tr>")[0]
         cells = [c.split("</td>")[0] for c in row.split("<td>")[1:]]
         given = [float(c) for c in cells[:-1] if c != "—"]
         assert sum(given) == pytest.approx(unit["points"])

@@ -417,10 +417,13 @@ def anonymous_page(request: HttpRequest, name: str, render) -> HttpResponse:
         }
 
     encoding = _encoding(request)
+    # The page names its own address absolutely (a shared link's preview): one copy per
+    # address it is served under.
+    origin = f"{request.scheme}://{request.get_host()}"
     got = cached_render(
         slug,
         event_slug,
-        f"page-{name}-{_language()}",
+        f"page-{name}-{_language()}-{origin}",
         stamp,
         render_with_marks,
         encoding=encoding,

@@ -7,6 +7,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from tournaments.access import get_public_tournament
+from tournaments.documents.share import share_tags
 from tournaments.live.http import tournament_conditional
 from tournaments.standings.read import rows_of, standings_json
 from tournaments.standings.selectors import standings
@@ -30,6 +31,7 @@ def standings_page(request: HttpRequest, slug: str) -> HttpResponse:
             return render(request, "tournaments/standings.html#screen_slide", context)
         if request.htmx:
             return render(request, "tournaments/standings.html#standings_body", context)
+        context["share"] = share_tags(request, tournament, "standings")
         return render(request, "tournaments/standings.html", context)
 
     variant = "screen" if screen else "hx" if request.htmx else "page"

@@ -12,6 +12,7 @@ from functools import cached_property
 import segno
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
 
 from tournaments.draw import selectors as draw_selectors
 from tournaments.draw.read import Bracket, load_bracket
@@ -20,10 +21,12 @@ from tournaments.draw.sheet import draw_sheet, swiss_qualifiers
 from tournaments.draw.status import event_finished
 from tournaments.models import Entry, Event, Stage, Tournament
 
-PRIZES = {1: "一等奖", 2: "二等奖", 3: "三等奖"}
-SOUVENIR = "纪念奖"
-PARTICIPATION = "参与奖"
-UNDER_REVIEW = "待复核"  # a place resting on a match the chief referee has yet to review
+# Stored and compared in Chinese, as the certificates (the organiser's Chinese text) say
+# them; the results' table shows them in the reader's language ({% translate row.prize %}).
+PRIZES = {1: gettext_noop("一等奖"), 2: gettext_noop("二等奖"), 3: gettext_noop("三等奖")}
+SOUVENIR = gettext_noop("纪念奖")
+PARTICIPATION = gettext_noop("参与奖")
+UNDER_REVIEW = gettext_noop("待复核")  # a place resting on a match yet to be reviewed
 A4_LANDSCAPE_MAX = 32  # entries per A4 landscape bracket page
 A3_LANDSCAPE_MAX = 128  # beyond this the tree is printed a quarter per page
 
@@ -105,8 +108,27 @@ class TreePage:
     font_pt: float
 
 
-def _tree_page(title: str, rounds, size: str) -> TreePage:
-    width, height = PAGE_AREA[size]
+# The tree of a bracket's picture (pictures to share): a column this wide for each round and
+# this much height for each first-round match, so that names keep the printed size (about
+# 30 px high in the 1080-px picture) and a bigger tree grows downwards, as a phone scrolls.
+PICTURE_COLUMN_MM = 34
+PICTURE_SLOT_MM = 12
+PICTURE_TREE_MIN_MM = (108, 60)
+# Above and below a tree on its page: the document's title, the stage's, the rounds' heads
+# and the line of places.
+PICTURE_TREE_FRAME_MM = 45
+
+
+def _picture_area(rounds) -> tuple[float, float]:
+    first = len([m for m in rounds[0][1] if not m.is_third_place]) if rounds else 1
+    return (
+        max(PICTURE_TREE_MIN_MM[0], len(rounds) * PICTURE_COLUMN_MM),
+        max(PICTURE_TREE_MIN_MM[1], first * PICTURE_SLOT_MM),
+    )
+
+
+def _tree_page(title: str, rounds, size: str, *, picture: bool = False) -> TreePage:
+    width, height = _picture_area(rounds) if picture else PAGE_AREA[size]
     count = max(1, len(rounds))
     column_width = width / count
     first = max(1, len([m for m in rounds[0][1] if not m.is_third_place])) if rounds else 1
@@ -126,9 +148,10 @@ def _tree_page(title: str, rounds, size: str) -> TreePage:
     )
 
 
-def bracket_pages(bracket: Bracket) -> tuple[str, list[TreePage], list]:
+def bracket_pages(bracket: Bracket, *, picture: bool = False) -> tuple[str, list[TreePage], list]:
     """(page size, tree pages, standings stages) for the printed bracket: A4 landscape up to
-    32 entries, A3 up to 128, beyond that a page per quarter and an overview."""
+    32 entries, A3 up to 128, beyond that a page per quarter and an overview. ``picture``:
+    each tree on a page of its own size (:func:`_picture_area`), for the picture to share."""
     pages: list[TreePage] = []
     size = "A4 landscape"
     others = []
@@ -144,7 +167,7 @@ def bracket_pages(bracket: Bracket) -> tuple[str, list[TreePage], list]:
     for name, rounds in knockouts:
         first = len(rounds[0][1]) * 2 if rounds else 0
         if first <= A3_LANDSCAPE_MAX:
-            pages.append(_tree_page(name, rounds, size))
+            pages.append(_tree_page(name, rounds, size, picture=picture))
             continue
         for q in range(4):
             part = []
@@ -154,25 +177,29 @@ def bracket_pages(bracket: Bracket) -> tuple[str, list[TreePage], list]:
                     break
                 per = len(regular) // 4
                 part.append((round_name, regular[q * per : (q + 1) * per]))
-            pages.append(_tree_page(f"{name} · 第{q + 1}区", part, size))
+            quarter = gettext("第%(n)s区") % {"n": q + 1}
+            pages.append(_tree_page(f"{name} · {quarter}", part, size, picture=picture))
         overview = [(round_name, matches) for round_name, matches in rounds if len(matches) <= 5]
-        pages.append(_tree_page(f"{name} · 八强起", overview, size))
+        last_eight = gettext("八强起")
+        pages.append(_tree_page(f"{name} · {last_eight}", overview, size, picture=picture))
     return size, pages, others
 
 
-def bracket_context(event: Event) -> dict:
+def bracket_context(event: Event, *, picture: bool = False) -> dict:
+    """The printed bracket; ``picture``: laid out for its picture to share (a phone-wide page
+    as wide and tall as the biggest tree, see ``documents.picture``)."""
     from scoring.selectors import show_points
 
     bracket = load_bracket(event)
     show_points(event, [m for sv in bracket.stages for rv in sv.rounds for m in rv.matches])
-    size, pages, others = bracket_pages(bracket)
+    size, pages, others = bracket_pages(bracket, picture=picture)
     for view in others:
         qualifiers = swiss_qualifiers(view.stage) if view.swiss else None
         if qualifiers:
             # A Swiss preliminary's top K and how they meet in the knockout (1–8, 4–5 …).
             order = knockout.ranked_order(knockout.bracket_size(max(qualifiers, 2)))
-            view.seeding = "、".join(
-                f"{a}—{b}" if b <= qualifiers else f"{a}（轮空）"
+            view.seeding = gettext("、").join(
+                f"{a}—{b}" if b <= qualifiers else gettext("%(seed)s（轮空）") % {"seed": a}
                 for a, b in zip(order[::2], order[1::2], strict=True)
             )
             view.qualifiers = qualifiers
@@ -184,7 +211,18 @@ def bracket_context(event: Event) -> dict:
         "pages": pages,
         "standings": others,
         "date": footer_date(event.tournament),
+        "picture": _bracket_picture_page(pages) if picture else None,
     }
+
+
+def _bracket_picture_page(pages: list[TreePage]) -> dict:
+    from tournaments.documents.picture import PICTURE_MARGIN_MM, picture_page
+
+    widest = max((p.width for p in pages), default=PICTURE_TREE_MIN_MM[0])
+    tallest = max((p.height for p in pages), default=0)
+    return picture_page(
+        width_mm=widest + 2 * PICTURE_MARGIN_MM, height_mm=max(tallest + PICTURE_TREE_FRAME_MM, 400)
+    )
 
 
 # --------------------------------------------------------------------------- score sheets

@@ -9,6 +9,15 @@ from tournaments.standings.selectors import as_number, standings
 UNIT_PRIZES = {1: "团体第一名", 2: "团体第二名", 3: "团体第三名"}
 
 
+def standings_context(tournament: Tournament) -> dict:
+    """standings.pdf: the table alone, dated as the results are."""
+    return {
+        "tournament": tournament,
+        "date": tournament.starts_on,
+        **unit_results_context(tournament),
+    }
+
+
 def unit_results_context(tournament: Tournament) -> dict:
     """``unit_standings``: the table (rows with per-event points), ``unit_certificates``."""
     st = standings(tournament)

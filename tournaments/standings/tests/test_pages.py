@@ -270,6 +270,27 @@ def test_the_page_polls_its_list_and_is_answered_304_while_nothing_changed(clien
     )
 
 
+def test_a_phone_that_switches_language_is_not_told_not_modified(client, demo):
+    """The page, its polled list and standings.json each answer an ETag of their language:
+    the Chinese one sent by a phone now in English gets the English page, not a 304."""
+    from django.test import Client
+
+    english = Client()
+    english.cookies["django_language"] = "en"
+    url = reverse("standings:page", args=["anhui-2021"])
+    for path, headers in [
+        (url, {}),
+        (url, {"HTTP_HX_REQUEST": "true"}),
+        (reverse("standings:json", args=["anhui-2021"]), {}),
+    ]:
+        chinese = client.get(path, **headers)
+        switched = english.get(path, HTTP_IF_NONE_MATCH=chinese["ETag"], **headers)
+        assert switched.status_code == 200, (path, headers)
+        assert switched["ETag"] != chinese["ETag"]
+        assert english.get(path, HTTP_IF_NONE_MATCH=switched["ETag"], **headers).status_code == 304
+    assert "Unit standings" in english.get(url).content.decode()
+
+
 def test_before_any_result_no_unit_is_ranked_and_nobody_has_a_prize(client, demo, tmp_path):
     import subprocess
 

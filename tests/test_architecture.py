@@ -52,6 +52,8 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "guandan_cup.proxies",
             "guandan_cup.throttle",
             "guandan_cup.words",
+            "guandan_cup.formats",
+            "guandan_cup.formats.*",
         ),
     ),
     (
@@ -115,6 +117,8 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "tournaments.live.*",
             "scoring.templatetags",
             "scoring.templatetags.*",
+            "guandan_cup.templatetags",
+            "guandan_cup.templatetags.*",
             "scoring.table_page",
         ),
     ),

@@ -389,8 +389,7 @@ def games_won(stored: dict) -> tuple[int, int]:
     return won.get("home", 0), won.get("away", 0)
 
 
-# What margin() counts, as the standings' column heads it.
-MARGIN_HEADING = words("净胜局")
+MARGIN_HEADING = words("净胜局")  # margin(), as the standings head its column
 
 
 def margin(stored: dict) -> float:

@@ -35,7 +35,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from scoring.engines import common, match_boards
-from scoring.engines.board import words
 from scoring.engines.common import (
     SIDE_ZH,
     EngineError,
@@ -54,6 +53,7 @@ from scoring.engines.common import (
 )
 
 RESULTS = ("home", "away", "draw")
+MARGIN_HEADING = match_boards.POINT_DIFFERENCE  # margin(), as the standings head its column
 # What a drawn deciding game means: the notice's 后手胜, or another game by lot until
 # one is decisive (加赛), the usual rule elsewhere.
 THIRD_GAME_DRAW_RULES = ("second_mover", "replay")
@@ -437,10 +437,6 @@ def games_won(stored: dict) -> tuple[int, int]:
     """Games won outright (draws not counted)."""
     results = [g["result"] for g in stored.get("games", [])]
     return results.count("home"), results.count("away")
-
-
-# What margin() counts, as the standings' column heads it.
-MARGIN_HEADING = words("净胜分")
 
 
 def margin(stored: dict) -> float:

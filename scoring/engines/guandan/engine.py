@@ -112,8 +112,7 @@ def games_won(stored: dict) -> tuple[int, int]:
     return won.get("A", 0), won.get("B", 0)
 
 
-# What margin() counts, as the standings' column heads it.
-MARGIN_HEADING = words("级分")
+MARGIN_HEADING = words("级分")  # margin(), as the standings head its column
 
 
 def margin(stored: dict) -> float:

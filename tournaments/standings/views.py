@@ -25,7 +25,9 @@ def _validators(tournament: Tournament, variant: str) -> tuple[str, int]:
 
 
 def _conditional(request, tournament, variant, render_response):
-    etag, last_modified = _validators(tournament, variant)
+    # The page, its slide and the JSON's reasons are in the reader's language: so is the
+    # ETag, or a phone that switched languages would be told its old copy is current.
+    etag, last_modified = _validators(tournament, f"{variant}-{request.LANGUAGE_CODE}")
     answer = not_modified(request, etag, last_modified)
     if answer is not None:
         return answer

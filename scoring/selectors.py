@@ -210,12 +210,15 @@ def table_state(table: TableMatch, engine) -> str:
 
 
 def show_points(event, matches) -> None:
-    """Chess points with their halves wherever a chess result is shown: on each match of
-    an event scored in points (象棋) set ``points`` ({"home": 1.5, "away": 0.5}) and
-    ``home_shown``/``away_shown`` ("1½", "½") from its table; nothing for the other
-    sports, whose score is the tables or games won. One query, none for other sports."""
+    """A match's score as people read it, wherever it is shown, from its table: on each
+    match of an event scored in points (象棋) ``points`` ({"home": 1.5, "away": 0.5}) and
+    ``home_shown``/``away_shown`` ("1½", "½"); on each match of another event played at one
+    table ``games_won`` ({"home": 2, "away": 0}: a guandan pairs match's games, so far while
+    it is played — see ``Scorer.games_shown``) and ``home_shown``/``away_shown`` as text. Nothing for a team
+    tie, whose score is its tables won. One query, none for team ties."""
     engine = event.scorer()
-    if engine.tie_points({}) is None:
+    points = engine.tie_points({}) is not None
+    if not points and event.tables_per_match != 1:
         return
     matches = [m for m in matches if m.home_id and m.away_id]
     states = dict(
@@ -227,8 +230,14 @@ def show_points(event, matches) -> None:
         state = states.get(m.pk)
         if state is None:
             continue
-        m.points = engine.tie_points(state)
-        m.home_shown, m.away_shown = engine.points_shown(state)
+        if points:
+            m.points = engine.tie_points(state)
+            m.home_shown, m.away_shown = engine.points_shown(state)
+            continue
+        games = engine.games_shown(state)
+        if games is not None and m.status != Match.Status.WALKOVER:
+            m.games_won = {"home": games[0], "away": games[1]}
+            m.home_shown, m.away_shown = str(games[0]), str(games[1])
 
 
 def open_calls(tournament, *tables_filter: Q) -> list:

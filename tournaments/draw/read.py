@@ -121,6 +121,9 @@ def match_json(event: Event, match: Match) -> dict:
         # 象棋: the points with their halves (1.5, 0.5), set by the page that reads the
         # tables (scoring.selectors.show_points); absent for the other sports.
         **({"points": match.points} if getattr(match, "points", None) is not None else {}),
+        # A match at one table of the other sports: the games won (a guandan pairs match
+        # 2:0, where ``score`` counts the table won), so far while it is played.
+        **({"games_won": match.games_won} if getattr(match, "games_won", None) is not None else {}),
         "url": reverse("live:match-json", args=[t, event.slug, match.pk]),
         "group": match.group or None,
         "third_place": match.is_third_place,

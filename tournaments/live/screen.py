@@ -44,12 +44,12 @@ def screen_slides(event: Event) -> tuple[list[dict], object]:
         tables = tables_by_match(playable)
         for m in playable:
             m.table_list = show_boards(tables.get(m.pk, []), engine, m)
-            if m.is_decided:
+            if m.is_decided or hasattr(m, "home_shown"):
+                # Decided, or played at one table: its games (chess: points) as shown.
                 m.live_home = getattr(m, "home_shown", m.home_score)
                 m.live_away = getattr(m, "away_shown", m.away_score)
             else:
-                # As it stands: the tables confirmed so far (guandan), or the one table's
-                # games won (chess: points).
+                # A team tie as it stands: the tables confirmed so far.
                 m.live_home, m.live_away = engine.live_score(
                     (t.state, t.status == "confirmed") for t in m.table_list
                 )

@@ -72,6 +72,7 @@ def load_bracket(event: Event) -> Bracket:
         m.home = entries.get(m.home_id)
         m.away = entries.get(m.away_id)
         m.under_review = m.pk in review
+    label_beside_third_place(matches)
     views = []
     for stage in stages:
         stage_matches = [m for m in matches if m.round.stage_id == stage.pk]
@@ -103,6 +104,15 @@ def load_bracket(event: Event) -> Bracket:
         entries=entries,
         placings_under_review=held,
     )
+
+
+def label_beside_third_place(matches) -> None:
+    """Where a round holds the 季军争夺战 beside the final, give each of its matches its
+    ``label`` — its round as people call it (``Match.round_label``: 决赛, 季军争夺战) — so
+    that no list shows two unnamed 待定——待定 under one round; "" for every other match."""
+    shared = {m.round_id for m in matches if m.is_third_place}
+    for m in matches:
+        m.label = m.round_label if m.round_id in shared else ""
 
 
 def _side(entry: Entry | None) -> dict | None:

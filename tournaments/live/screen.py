@@ -61,6 +61,8 @@ def screen_slides(event: Event) -> tuple[list[dict], object]:
                     "kind": "ties",
                     "levels": "deal" in engine.recorded,  # the chips show levels, not scores
                     "round": now.round,
+                    # The final's round holds the 季军争夺战 too: both are named.
+                    "title": " · ".join(dict.fromkeys(m.round_label for m in page)),
                     "matches": page,
                     "page": number,
                     "pages": len(pages),

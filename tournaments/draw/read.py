@@ -44,6 +44,23 @@ class Bracket:
         rows = [*self.placings, *((rank, None) for rank in self.placings_under_review)]
         return sorted(rows, key=lambda row: row[0])
 
+    @property
+    def placing_groups(self) -> list[tuple[int, list[Entry | None]]]:
+        """:attr:`placing_rows` by place: the entries that share one (the four quarter-final
+        losers all 5th) on one line."""
+        return group_places(self.placing_rows)
+
+
+def group_places(rows) -> list[tuple[int, list]]:
+    """``[(rank, entry), …]`` in order as ``[(rank, [entry, …]), …]``."""
+    groups: list[tuple[int, list]] = []
+    for rank, entry in rows:
+        if groups and groups[-1][0] == rank:
+            groups[-1][1].append(entry)
+        else:
+            groups.append((rank, [entry]))
+    return groups
+
 
 def load_bracket(event: Event) -> Bracket:
     """Stages, rounds, matches (with entries and venue) and tables: six queries whatever the
@@ -93,10 +110,10 @@ def load_bracket(event: Event) -> Bracket:
                 for row in draw_selectors.swiss_standings(stage, stage_matches)
             ]
         views.append(view)
-    last_stage_matches = [m for m in matches if m.round.stage_id == stages[-1].pk] if stages else []
-    places, held = (
-        draw_selectors.placings_and_review(event, last_stage_matches) if stages else ([], [])
-    )
+    # Every place the event gives, as the units' standings count them: the podium as soon
+    # as it is known, then (once every match is decided) the losers of each earlier round
+    # sharing a place (5th, 9th …) and an earlier stage's.
+    places, held = draw_selectors.places_and_review(stages, matches, entries, all_places=True)
     return Bracket(
         event=event,
         stages=views,

@@ -225,6 +225,20 @@ class Scorer:
             return None
         return self.score(state)
 
+    def games_shown(self, state) -> tuple[int, int] | None:
+        """A match played at one table as people read its score: the games won (a guandan
+        pairs match 2:0 or 2:1, not the 1:0 of the table it won), so far while it is played.
+        ``None`` where the games do not say who won — a match won on levels at the time
+        limit, a forfeit before a game was finished, a drawn table: its score is then the
+        table won."""
+        home, away = self.games_won(state)
+        if not self.match_over(state):
+            return home, away
+        winner = self.winner(state)
+        if (winner == "A" and home > away) or (winner == "B" and away > home):
+            return home, away
+        return None
+
     def live_score(self, tables: Iterable[tuple[Any, bool]]) -> tuple:
         """A tie's score as it stands, from its tables' (state, confirmed): the tables
         confirmed so far (Guandan), or the one table's score (the other sports)."""

@@ -148,7 +148,7 @@ def rounds_in_play(tournament) -> list:
         playable = [m for m in ms if m.has_open_table and m.home_id and m.away_id]
         if playable and (begun or known):
             round = ms[0].round
-            round.label = " · ".join(dict.fromkeys(m.round_label for m in playable))
+            round.desk_label = " · ".join(dict.fromkeys(m.round_label for m in playable))
             rounds.append(round)
     return rounds
 

@@ -64,7 +64,7 @@ def name_words(name: str) -> Words | str:
         n = int(match[1])
         # English names the round by the entries left (Round of 16), not by n.
         # xgettext: no-python-format
-        return words("1/%(n)s决赛（%(entries)s强）", n=n, entries=2 * n)
+        return words("1/%(n)s决赛", n=n, entries=2 * n)
     if match := _ROUND.fullmatch(name):
         return words("第%(n)s轮", n=int(match[1]))
     if match := _GROUP.fullmatch(name):

@@ -129,18 +129,44 @@ def action_urls(prefix: str, args: list, names) -> dict[str, str]:
     return {name: reverse(prefix + name.replace("_", "-"), args=args) for name in names}
 
 
-def answer(request, table: TableMatch, write, context, page_url: str) -> HttpResponse:
+# The fields a page's form sends that are the page's own, not what a person typed or chose.
+PAGE_FIELDS = ("csrfmiddlewaretoken", "key", "version", "back")
+KEPT_LENGTH = 300  # longer than any field of the page takes (maxlength 200)
+
+
+def kept_values(request) -> dict[str, dict[str, str]]:
+    """What the refused form held, by the action it was sent to (``{"penalty": {"reason":
+    …}}``), for the page to show it again as it was typed: a refusal empties no field."""
+    action = request.resolver_match.url_name.removeprefix("play-").replace("-", "_")
+    values = {
+        name: request.POST.get(name, "")[:KEPT_LENGTH]
+        for name in request.POST
+        if name not in PAGE_FIELDS
+    }
+    return {action: values}
+
+
+def answer(
+    request, table: TableMatch, write, context, page_url: str, *, again_here: bool = True
+) -> HttpResponse:
     """Make the ``write`` (it returns the flash message or raises TableError) and answer
     it: the table's panel again for htmx, with the message or the problem (422), else a
-    redirect to the page (``page_url``) with the message. The referees' actions and the
-    players' link answer alike."""
+    redirect to the page (``page_url``) with the message. A refused plain post (no
+    JavaScript) is answered with the whole page and the problem (422) unless it came from
+    another page (``again_here``): either way the refused form shows what was typed. The
+    referees' actions and the players' link answer alike."""
     problem, flash, code = "", "", ""
     try:
         flash = write() or ""
     except TableError as err:
         problem, code = err.message, err.code
     table.refresh_from_db(fields=TABLE_COLUMNS)  # as the write left it
+    words = {"flash": flash, "problem": problem}
+    if problem:
+        words["kept"] = kept_values(request)
     if not request.htmx:
+        if problem and again_here:
+            return render(request, "scoring/table.html", context(**words), status=422)
         if problem:
             messages.error(request, problem)
         elif flash:
@@ -149,7 +175,7 @@ def answer(request, table: TableMatch, write, context, page_url: str) -> HttpRes
     response = render(
         request,
         "scoring/table.html#table_panel",
-        context(flash=flash, problem=problem),
+        context(**words),
         status=422 if problem else 200,
     )
     if code:

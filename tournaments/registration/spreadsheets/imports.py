@@ -2,7 +2,9 @@
 
 Reading never raises for a bad file: every problem (an unreadable file, missing headers, a bad
 row) comes back as a :class:`~tournaments.registration.services.Problem` naming the row as Excel
-shows it ("第7行", "第7–9行"). All checks and all writes go through
+shows it ("第7行", "第7–9行"), and the cell where one cell is at fault ("第12行 C列"). A team
+whose rows have a problem is still read, so that its people are checked too: one file lists
+every problem at once. All checks and all writes go through
 :mod:`tournaments.registration.services`; nothing is saved unless the whole file is valid.
 """
 
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext as _
 from openpyxl import load_workbook
+from openpyxl.utils import get_column_letter
 
 from guandan_cup.inputs import clean_name, name_key
 from tournaments.access import is_organiser
@@ -102,6 +105,14 @@ def _rows_text(rows: list[int]) -> str:
     return _("第%(rows)s行") % {"rows": "、".join(parts)}
 
 
+def _at(rows: list[int], columns: dict[str, int], header: str) -> str:
+    """Where a column's cells of these rows are: "第12行 C列", "第9–11行 A列"."""
+    return _("%(rows)s %(column)s列") % {
+        "rows": _rows_text(rows),
+        "column": get_column_letter(columns[header] + 1),
+    }
+
+
 def _row_key(problem: Problem) -> int:
     match = re.search(r"\d+", problem.where)
     return int(match.group()) if match else 0
@@ -135,7 +146,7 @@ def parse_workbook(event: Event, data) -> tuple[list[EntryForm], list[Problem]]:
     except Exception:  # openpyxl raises many kinds on a damaged file
         return [], [Problem("", _("无法打开这个Excel文件，它可能已损坏；请另存为.xlsx后再试。"))]
     try:
-        rows, problems = _read_rows(book, event)
+        rows, columns, problems = _read_rows(book, event)
     finally:
         book.close()
     if problems:
@@ -149,9 +160,9 @@ def parse_workbook(event: Event, data) -> tuple[list[EntryForm], list[Problem]]:
         ]
     problems = []
     if event.entry_kind == Event.EntryKind.TEAM:
-        forms = _team_forms(event, rows, problems)
+        forms = _team_forms(event, rows, columns, problems)
     else:
-        forms = _row_forms(event, rows, problems)
+        forms = _row_forms(event, rows, columns, problems)
     problems.sort(key=_row_key)
     return forms, problems
 
@@ -174,9 +185,11 @@ def _values(rows):
         yield values
 
 
-def _read_rows(book, event: Event) -> tuple[list[tuple[int, dict[str, str]]], list[Problem]]:
+def _read_rows(
+    book, event: Event
+) -> tuple[list[tuple[int, dict[str, str]]], dict[str, int], list[Problem]]:
     """The data rows of the first sheet with the event's headers: (Excel row number,
-    {header: text}), without blank and 示例 rows."""
+    {header: text}), without blank and 示例 rows; and the headers' columns (0 for A)."""
     kind = event.entry_kind
     best: tuple[int, list[str]] | None = None
     for sheet in book.worksheets:
@@ -188,14 +201,19 @@ def _read_rows(book, event: Event) -> tuple[list[tuple[int, dict[str, str]]], li
         rows_iter = _values(sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS + 1))
         for number, values in enumerate(rows_iter, start=1):
             if values is _DAMAGED:
-                return [], [Problem("", _("无法读取这个Excel文件的内容，它可能已损坏。"))]
+                return [], {}, [Problem("", _("无法读取这个Excel文件的内容，它可能已损坏。"))]
             if len(values) > MAX_COLUMNS and values[MAX_COLUMNS] not in (None, ""):
-                return [], [
-                    Problem(
-                        _("第%(n)s行") % {"n": number},
-                        _("表格超过%(n)s列，无法导入；请只保留报名表的各列。") % {"n": MAX_COLUMNS},
-                    )
-                ]
+                return (
+                    [],
+                    {},
+                    [
+                        Problem(
+                            _("第%(n)s行") % {"n": number},
+                            _("表格超过%(n)s列，无法导入；请只保留报名表的各列。")
+                            % {"n": MAX_COLUMNS},
+                        )
+                    ],
+                )
             if columns is None:
                 if number > HEADER_SEARCH_ROWS:
                     break
@@ -204,16 +222,20 @@ def _read_rows(book, event: Event) -> tuple[list[tuple[int, dict[str, str]]], li
                     if kind != Event.EntryKind.TEAM and any(
                         _header_key(v) == NUMBER for v in values
                     ):
-                        return [], [
-                            Problem(
-                                _("第%(n)s行") % {"n": number},
-                                _(
-                                    "表头有“对序号”，这是团体赛的报名表；"
-                                    "请使用%(event)s的报名表模板。"
+                        return (
+                            [],
+                            {},
+                            [
+                                Problem(
+                                    _("第%(n)s行") % {"n": number},
+                                    _(
+                                        "表头有“对序号”，这是团体赛的报名表；"
+                                        "请使用%(event)s的报名表模板。"
+                                    )
+                                    % {"event": event.name},
                                 )
-                                % {"event": event.name},
-                            )
-                        ]
+                            ],
+                        )
                     columns = found
                 elif score and (best is None or score > best[0]):
                     best = (score, missing)
@@ -228,17 +250,21 @@ def _read_rows(book, event: Event) -> tuple[list[tuple[int, dict[str, str]]], li
                     break  # blank formatted rows all the way down
                 continue
             if number > MAX_ROWS:
-                return [], [
-                    Problem(
-                        "",
-                        _("表格超过%(n)s行，无法导入；请分成几个文件。") % {"n": MAX_ROWS},
-                    )
-                ]
+                return (
+                    [],
+                    {},
+                    [
+                        Problem(
+                            "",
+                            _("表格超过%(n)s行，无法导入；请分成几个文件。") % {"n": MAX_ROWS},
+                        )
+                    ],
+                )
             if row[UNIT].startswith(EXAMPLE_PREFIX):
                 continue
             rows.append((number, row))
         if columns is not None:
-            return rows, []
+            return rows, columns, []
     expected = "、".join(f"“{h}”" for h in COLUMNS[kind] if h not in OPTIONAL)
     if best is not None:
         message = _("找不到完整的表头：缺少%(missing)s。本项目的报名表须有%(expected)s等列。") % {
@@ -249,10 +275,11 @@ def _read_rows(book, event: Event) -> tuple[list[tuple[int, dict[str, str]]], li
         message = _("找不到表头行（须有%(expected)s等列）；请使用本项目下载的报名表模板。") % {
             "expected": expected
         }
-    return [], [Problem("", message)]
+    return [], {}, [Problem("", message)]
 
 
-def _on_site(number: int, row: dict[str, str], problems: list[Problem]) -> bool | None:
+def _on_site(number: int, row: dict[str, str], columns, problems: list[Problem]) -> bool:
+    """The row's 现场报名 (a value that is not 是/否/blank is a problem, and read as 否)."""
     value = row.get(ON_SITE, "")
     if value in ("", NO):
         return False
@@ -260,36 +287,44 @@ def _on_site(number: int, row: dict[str, str], problems: list[Problem]) -> bool 
         return True
     problems.append(
         Problem(
-            _("第%(n)s行") % {"n": number},
+            _at([number], columns, ON_SITE),
             _("现场报名“%(value)s”无法识别，请填“是”或留空。") % {"value": value},
         )
     )
-    return None
+    return False
 
 
-def _person(row: dict[str, str], prefix: str) -> PersonForm:
+def _person(row: dict[str, str], prefix: str, number: int, columns) -> PersonForm:
+    headers = {"name": prefix + NAME, "gender": prefix + GENDER, "unit": prefix + PLAYER_UNIT}
     return PersonForm(
         name=row.get(prefix + NAME, ""),
         gender=row.get(prefix + GENDER, ""),
         unit=row.get(prefix + PLAYER_UNIT, ""),
+        at={
+            part: _at([number], columns, header)
+            for part, header in headers.items()
+            if header in columns
+        },
     )
 
 
-def _row_forms(event, rows, problems: list[Problem]) -> list[EntryForm]:
+def _row_forms(event, rows, columns, problems: list[Problem]) -> list[EntryForm]:
+    """One entry per row (a pair or a player); a row with a problem of its own is still
+    read, so its people are checked too (nothing is imported while any problem stands)."""
     forms = []
     for number, row in rows:
         where = _("第%(n)s行") % {"n": number}
         if not row[UNIT]:
-            problems.append(Problem(where, _("未填写单位。")))
+            problems.append(Problem(_at([number], columns, UNIT), _("未填写单位。")))
             continue
-        on_site = _on_site(number, row, problems)
-        if on_site is None:
-            continue
+        on_site = _on_site(number, row, columns, problems)
+        at = {"unit": _at([number], columns, UNIT)}
         if event.entry_kind == Event.EntryKind.SINGLE:
-            form = EntryForm(unit=row[UNIT], player=_person(row, ""), on_site=on_site, where=where)
+            player = _person(row, "", number, columns)
+            form = EntryForm(unit=row[UNIT], player=player, on_site=on_site, where=where, at=at)
         else:
-            pair = (_person(row, FIRST), _person(row, SECOND))
-            form = EntryForm(unit=row[UNIT], pairs=[pair], on_site=on_site, where=where)
+            pair = (_person(row, FIRST, number, columns), _person(row, SECOND, number, columns))
+            form = EntryForm(unit=row[UNIT], pairs=[pair], on_site=on_site, where=where, at=at)
         forms.append(form)
     return forms
 
@@ -299,15 +334,17 @@ def _pair_number(text: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _team_forms(event, rows, problems: list[Problem]) -> list[EntryForm]:
+def _team_forms(event, rows, columns, problems: list[Problem]) -> list[EntryForm]:
     """Group the rows by 单位 (first-seen order); a row with a blank 单位 right after a team's
-    rows belongs to it (a merged 单位 cell reads as blank below its first row)."""
+    rows belongs to it (a merged 单位 cell reads as blank below its first row). A team whose
+    对序号 have a problem is still read, its pairs in row order, so that its people are
+    checked too."""
     teams: dict[str, list[tuple[int, dict[str, str]]]] = {}
     previous = ""
     for number, row in rows:
         unit = row[UNIT] or previous
         if not unit:
-            problems.append(Problem(_("第%(n)s行") % {"n": number}, _("未填写单位。")))
+            problems.append(Problem(_at([number], columns, UNIT), _("未填写单位。")))
             continue
         teams.setdefault(unit, []).append((number, row))
         previous = unit
@@ -315,15 +352,13 @@ def _team_forms(event, rows, problems: list[Problem]) -> list[EntryForm]:
     wanted = event.pairs_per_team
     forms = []
     for unit, team_rows in teams.items():
-        before = len(problems)
         all_blank = all(not row.get(NUMBER) for _n, row in team_rows)
         numbered: list[tuple[int, int, dict[str, str]]] = []
         seen: dict[int, int] = {}
         on_site = False
         for position, (number, row) in enumerate(team_rows, start=1):
-            where = _("第%(n)s行") % {"n": number}
-            flag = _on_site(number, row, problems)
-            on_site = on_site or bool(flag)
+            where = _at([number], columns, NUMBER)
+            on_site = _on_site(number, row, columns, problems) or on_site
             text = row.get(NUMBER, "")
             if all_blank:
                 numbered.append((position, number, row))
@@ -352,15 +387,21 @@ def _team_forms(event, rows, problems: list[Problem]) -> list[EntryForm]:
                 continue
             seen[pair_number] = number
             numbered.append((pair_number, number, row))
-        if len(problems) > before:
-            continue
+        if len(numbered) < len(team_rows):
+            # Numbered wrongly: its pairs as the rows come, to check the people in them.
+            numbered = [(p, number, row) for p, (number, row) in enumerate(team_rows, start=1)]
         numbered.sort(key=lambda item: item[0])
+        numbers = [number for number, _row in team_rows]
         forms.append(
             EntryForm(
                 unit=unit,
-                pairs=[(_person(row, FIRST), _person(row, SECOND)) for _p, _n, row in numbered],
+                pairs=[
+                    (_person(row, FIRST, n, columns), _person(row, SECOND, n, columns))
+                    for _p, n, row in numbered
+                ],
                 on_site=on_site,
-                where=_rows_text([number for number, _row in team_rows]),
+                where=_rows_text(numbers),
+                at={"unit": _at(numbers, columns, UNIT)},
             )
         )
     return forms
@@ -414,7 +455,7 @@ def _other_units(forms: list[EntryForm], unit: Unit) -> list[Problem]:
     """A unit's own form names only that unit (an example row is skipped when read)."""
     return [
         Problem(
-            form.where,
+            form.at.get("unit") or form.where,
             _("这份报名表只能填写%(unit)s的报名（这里是“%(other)s”）。")
             % {"unit": unit.name, "other": form.unit},
         )

@@ -367,13 +367,13 @@ def test_a_team_file_with_errors_in_several_rows_lists_them_all_and_saves_nothin
     result = import_workbook(event=event, data=xlsx(rows))
 
     assert messages(result.problems) == [
-        "第3–5行：第2对选手一的姓名为空。",
-        "第6–8行：第2对选手二的性别“未知”无法识别，请填“男”或“女”。",
-        "第9–11行：单位“化学”不在本比赛的单位名单中。",
+        "第4行 C列：第2对选手一的姓名为空。",
+        "第7行 G列：第2对选手二的性别“未知”无法识别，请填“男”或“女”。",
+        "第9–11行 A列：单位“化学”不在本比赛的单位名单中。",
         "第12–13行：每队须报3对选手，这里有2对。",
-        "第16行：后勤的对序号2与第15行重复。",
-        "第17–19行：王五（教务）在本次报名中出现了2次，同一项目每人只能报一次。",
-        "第22行：对序号“4”有误，须是1到3的整数（每队3对）。",
+        "第16行 B列：后勤的对序号2与第15行重复。",
+        "第17行 C列、第18行 F列：王五（教务）在本次报名中出现了2次，同一项目每人只能报一次。",
+        "第22行 B列：对序号“4”有误，须是1到3的整数（每队3对）。",
     ]
     assert result.entries == []
     assert counts() == before
@@ -404,13 +404,13 @@ def test_an_anhui_file_with_errors_in_several_rows_lists_them_all_and_saves_noth
     result = import_workbook(event=event, data=xlsx(rows))
 
     assert messages(result.problems) == [
-        f"第3行：{card_player.name}（农学系）已报名掼蛋，每人只能参加一个比赛项目。",
-        "第4行：单位“化学系”不在本比赛的单位名单中。",
-        "第5行：选手的姓名为空。",
-        "第6行：选手的性别“未知”无法识别，请填“男”或“女”。",
-        "第7行、第8行：孙八（林学系）在本次报名中出现了2次，同一项目每人只能报一次。",
-        f"第9行：{chess_player.name}（园艺系）已报名本项目，同一项目每人只能报一次。",
-        "第10行：现场报名“可能”无法识别，请填“是”或留空。",
+        f"第3行 B列：{card_player.name}（农学系）已报名掼蛋，每人只能参加一个比赛项目。",
+        "第4行 A列：单位“化学系”不在本比赛的单位名单中。",
+        "第5行 B列：选手的姓名为空。",
+        "第6行 C列：选手的性别“未知”无法识别，请填“男”或“女”。",
+        "第7行 B列、第8行 B列：孙八（林学系）在本次报名中出现了2次，同一项目每人只能报一次。",
+        f"第9行 B列：{chess_player.name}（园艺系）已报名本项目，同一项目每人只能报一次。",
+        "第10行 D列：现场报名“可能”无法识别，请填“是”或留空。",
     ]
     assert counts() == before
 
@@ -439,8 +439,8 @@ def test_a_duplicate_against_saved_entries_is_caught(demo, cup):
     assert len(import_workbook(event=event, data=data).entries) == 2
     before = counts()
     assert messages(import_workbook(event=event, data=data).problems) == [
-        "第3行：张三（体育）已报名本项目，同一项目每人只能报一次。",
-        "第4行：李四（行政）已报名本项目，同一项目每人只能报一次。",
+        "第3行 B列：张三（体育）已报名本项目，同一项目每人只能报一次。",
+        "第4行 B列：李四（行政）已报名本项目，同一项目每人只能报一次。",
     ]
     assert counts() == before
 
@@ -457,10 +457,10 @@ def test_pair_numbers_must_be_whole_numbers_within_the_team_size(cup):
     rows[-2][1] = None  # 后勤 row 13 leaves 对序号 blank, the others do not
     result = import_workbook(event=event, data=xlsx(rows))
     assert messages(result.problems) == [
-        "第3行：对序号“0”有误，须是1到3的整数（每队3对）。",
-        "第6行：对序号“一”有误，须是1到3的整数（每队3对）。",
-        "第9行：对序号“1.5”有误，须是1到3的整数（每队3对）。",
-        "第13行：未填写对序号。",
+        "第3行 B列：对序号“0”有误，须是1到3的整数（每队3对）。",
+        "第6行 B列：对序号“一”有误，须是1到3的整数（每队3对）。",
+        "第9行 B列：对序号“1.5”有误，须是1到3的整数（每队3对）。",
+        "第13行 B列：未填写对序号。",
     ]
 
 
@@ -495,7 +495,7 @@ def test_the_header_row_is_found_after_blank_rows_and_among_extra_columns(cup):
         [None, 2, "行政", "乙一", "男", "", "", "女", "", ""],
     ]
     result = import_workbook(event=event, data=xlsx(rows, title=None))
-    assert messages(result.problems) == ["第6行：选手二的姓名为空。"]
+    assert messages(result.problems) == ["第6行 G列：选手二的姓名为空。"]
     rows[-1][6] = "乙二"
     result = import_workbook(event=event, data=xlsx(rows, title=None))
     assert result.problems == []
@@ -767,8 +767,39 @@ def test_import_command_with_errors_prints_each_row_and_exits_1(cup, tmp_path):
     code, _out, err = run("import_entries", "test-cup", "chess", str(path))
     assert code == 1
     assert err.splitlines() == [
-        "第4行：单位“化学”不在本比赛的单位名单中。",
-        "第5行：选手的姓名为空。",
+        "第4行 A列：单位“化学”不在本比赛的单位名单中。",
+        "第5行 B列：选手的姓名为空。",
+        "共2个问题，未导入任何报名。",
+    ]
+    assert counts() == before
+
+
+def test_import_command_lists_a_duplicate_name_in_a_team_whose_numbers_are_wrong(cup, tmp_path):
+    """A structural problem (a team's 对序号) hides no other problem: the name that team
+    shares with another team is listed too, at both cells."""
+    rows = [TEAM_HEADERS]
+    rows += team_rows("体育", [("甲一", "甲二"), ("甲三", "甲四"), ("甲五", "甲六")])  # 3–5
+    rows += team_rows("行政", [("乙一", "乙二"), ("乙三", "乙四"), ("乙五", "乙六")])  # 6–8
+    rows[-1][1] = 7  # row 8, 对序号
+    rows[-2][2] = "甲三"  # row 7, 选手一姓名: but 行政's 甲三 is another person (another unit)
+    rows[-3][5] = "乙一"  # row 6, 选手二姓名: 乙一 twice in 行政
+    path = tmp_path / "报名表.xlsx"
+    path.write_bytes(xlsx(rows))
+    before = counts()
+    code, _out, err = run("import_entries", "test-cup", "team", str(path))
+    assert code == 1
+    assert err.splitlines() == [
+        "第6行 C列、第6行 F列：第1对两名选手是同一人（乙一）。",
+        "第8行 B列：对序号“7”有误，须是1到3的整数（每队3对）。",
+        "共2个问题，未导入任何报名。",
+    ]
+    rows[-3][5] = "乙二"
+    rows[-2][5] = "乙一"  # row 7, 选手二姓名: 乙一 of row 6 again, in another pair
+    path.write_bytes(xlsx(rows))
+    code, _out, err = run("import_entries", "test-cup", "team", str(path))
+    assert err.splitlines() == [
+        "第6行 C列、第7行 F列：乙一（行政）在本次报名中出现了2次，同一项目每人只能报一次。",
+        "第8行 B列：对序号“7”有误，须是1到3的整数（每队3对）。",
         "共2个问题，未导入任何报名。",
     ]
     assert counts() == before

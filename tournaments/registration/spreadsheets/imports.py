@@ -16,32 +16,27 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext as _
 from openpyxl import load_workbook
-from openpyxl.utils import get_column_letter
 
 from guandan_cup.inputs import clean_name, name_key
 from tournaments.access import is_organiser
 from tournaments.models import Entry, Event, Unit
 from tournaments.registration.services import (
     EntryForm,
-    PersonForm,
     Problem,
     RegistrationError,
     check_entries,
     register_entries,
 )
+from tournaments.registration.spreadsheets import reading
 from tournaments.registration.spreadsheets.layout import (
     COLUMNS,
     EXAMPLE_PREFIX,
-    FIRST,
-    GENDER,
     JOINT_EXTRA,
-    NAME,
     NO,
     NUMBER,
     ON_SITE,
     OPTIONAL,
-    PLAYER_UNIT,
-    SECOND,
+    STATE_COLUMNS,
     UNIT,
     YES,
 )
@@ -57,11 +52,14 @@ from tournaments.registration.spreadsheets.safety import (
 @dataclass
 class ImportResult:
     """What an import did: ``entries`` created (none for a dry run or on any problem), the
-    ``forms`` read from the file (what would be registered) and every ``problem``."""
+    ``forms`` read from the file (what would be registered), every ``problem``, and the
+    entries ``left_out`` because the file's 状态 says they no longer play (an export's
+    withdrawn or disqualified entries), each where it is and in what state."""
 
     entries: list[Entry] = field(default_factory=list)
     forms: list[EntryForm] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    left_out: list[Problem] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -90,29 +88,6 @@ def _header_key(value) -> str:
     return text
 
 
-def _rows_text(rows: list[int]) -> str:
-    """[7, 8, 9, 12] -> "第7–9、12行"."""
-    numbers = sorted(set(rows))
-    parts: list[str] = []
-    start = prev = numbers[0]
-    for n in numbers[1:] + [None]:
-        if n is not None and n == prev + 1:
-            prev = n
-            continue
-        parts.append(str(start) if start == prev else f"{start}–{prev}")
-        if n is not None:
-            start = prev = n
-    return _("第%(rows)s行") % {"rows": "、".join(parts)}
-
-
-def _at(rows: list[int], columns: dict[str, int], header: str) -> str:
-    """Where a column's cells of these rows are: "第12行 C列", "第9–11行 A列"."""
-    return _("%(rows)s %(column)s列") % {
-        "rows": _rows_text(rows),
-        "column": get_column_letter(columns[header] + 1),
-    }
-
-
 def _row_key(problem: Problem) -> int:
     match = re.search(r"\d+", problem.where)
     return int(match.group()) if match else 0
@@ -121,7 +96,7 @@ def _row_key(problem: Problem) -> int:
 def _find_header(values: tuple, kind: str) -> tuple[dict[str, int], list[str], int]:
     """The columns of a candidate header row: {header: index}, the required headers it
     lacks, and how many known headers it has."""
-    known = COLUMNS[kind] + tuple(JOINT_EXTRA.get(kind, {}).values())
+    known = COLUMNS[kind] + tuple(JOINT_EXTRA.get(kind, {}).values()) + STATE_COLUMNS
     found: dict[str, int] = {}
     for index, value in enumerate(values):
         key = _header_key(value)
@@ -132,10 +107,13 @@ def _find_header(values: tuple, kind: str) -> tuple[dict[str, int], list[str], i
     return found, missing, len(found)
 
 
-def parse_workbook(event: Event, data) -> tuple[list[EntryForm], list[Problem]]:
+def parse_workbook(
+    event: Event, data, left_out: list[Problem] | None = None
+) -> tuple[list[EntryForm], list[Problem]]:
     """Read an .xlsx form of ``event`` (bytes or a file): the entry forms it holds and every
-    problem found while reading (rows as Excel numbers them). Teams and rows with a problem
-    are left out of the forms. Never raises for a bad file, and never touches the database."""
+    problem found while reading (rows as Excel numbers them). Never raises for a bad file,
+    and never touches the database. Entries whose 状态 is not 已报名 are not among the
+    forms: each is added to ``left_out``, where it is and in what state."""
     raw, problem = read_upload(data)
     if problem is None:
         problem = archive_problem(raw)
@@ -159,10 +137,11 @@ def parse_workbook(event: Event, data) -> tuple[list[EntryForm], list[Problem]]:
             )
         ]
     problems = []
+    rows = reading.registered(rows, columns, event, problems, [] if left_out is None else left_out)
     if event.entry_kind == Event.EntryKind.TEAM:
-        forms = _team_forms(event, rows, columns, problems)
+        forms = reading.team_forms(event, rows, columns, problems)
     else:
-        forms = _row_forms(event, rows, columns, problems)
+        forms = reading.row_forms(event, rows, columns, problems)
     problems.sort(key=_row_key)
     return forms, problems
 
@@ -278,135 +257,6 @@ def _read_rows(
     return [], {}, [Problem("", message)]
 
 
-def _on_site(number: int, row: dict[str, str], columns, problems: list[Problem]) -> bool:
-    """The row's 现场报名 (a value that is not 是/否/blank is a problem, and read as 否)."""
-    value = row.get(ON_SITE, "")
-    if value in ("", NO):
-        return False
-    if value == YES:
-        return True
-    problems.append(
-        Problem(
-            _at([number], columns, ON_SITE),
-            _("现场报名“%(value)s”无法识别，请填“是”或留空。") % {"value": value},
-        )
-    )
-    return False
-
-
-def _person(row: dict[str, str], prefix: str, number: int, columns) -> PersonForm:
-    headers = {"name": prefix + NAME, "gender": prefix + GENDER, "unit": prefix + PLAYER_UNIT}
-    return PersonForm(
-        name=row.get(prefix + NAME, ""),
-        gender=row.get(prefix + GENDER, ""),
-        unit=row.get(prefix + PLAYER_UNIT, ""),
-        at={
-            part: _at([number], columns, header)
-            for part, header in headers.items()
-            if header in columns
-        },
-    )
-
-
-def _row_forms(event, rows, columns, problems: list[Problem]) -> list[EntryForm]:
-    """One entry per row (a pair or a player); a row with a problem of its own is still
-    read, so its people are checked too (nothing is imported while any problem stands)."""
-    forms = []
-    for number, row in rows:
-        where = _("第%(n)s行") % {"n": number}
-        if not row[UNIT]:
-            problems.append(Problem(_at([number], columns, UNIT), _("未填写单位。")))
-            continue
-        on_site = _on_site(number, row, columns, problems)
-        at = {"unit": _at([number], columns, UNIT)}
-        if event.entry_kind == Event.EntryKind.SINGLE:
-            player = _person(row, "", number, columns)
-            form = EntryForm(unit=row[UNIT], player=player, on_site=on_site, where=where, at=at)
-        else:
-            pair = (_person(row, FIRST, number, columns), _person(row, SECOND, number, columns))
-            form = EntryForm(unit=row[UNIT], pairs=[pair], on_site=on_site, where=where, at=at)
-        forms.append(form)
-    return forms
-
-
-def _pair_number(text: str) -> int | None:
-    match = re.fullmatch(r"(\d+)(?:\.0+)?", text)
-    return int(match.group(1)) if match else None
-
-
-def _team_forms(event, rows, columns, problems: list[Problem]) -> list[EntryForm]:
-    """Group the rows by 单位 (first-seen order); a row with a blank 单位 right after a team's
-    rows belongs to it (a merged 单位 cell reads as blank below its first row). A team whose
-    对序号 have a problem is still read, its pairs in row order, so that its people are
-    checked too."""
-    teams: dict[str, list[tuple[int, dict[str, str]]]] = {}
-    previous = ""
-    for number, row in rows:
-        unit = row[UNIT] or previous
-        if not unit:
-            problems.append(Problem(_at([number], columns, UNIT), _("未填写单位。")))
-            continue
-        teams.setdefault(unit, []).append((number, row))
-        previous = unit
-
-    wanted = event.pairs_per_team
-    forms = []
-    for unit, team_rows in teams.items():
-        all_blank = all(not row.get(NUMBER) for _n, row in team_rows)
-        numbered: list[tuple[int, int, dict[str, str]]] = []
-        seen: dict[int, int] = {}
-        on_site = False
-        for position, (number, row) in enumerate(team_rows, start=1):
-            where = _at([number], columns, NUMBER)
-            on_site = _on_site(number, row, columns, problems) or on_site
-            text = row.get(NUMBER, "")
-            if all_blank:
-                numbered.append((position, number, row))
-                continue
-            if not text:
-                problems.append(Problem(where, _("未填写对序号。")))
-                continue
-            pair_number = _pair_number(text)
-            if pair_number is None or not 1 <= pair_number <= wanted:
-                problems.append(
-                    Problem(
-                        where,
-                        _("对序号“%(value)s”有误，须是1到%(n)s的整数（每队%(n)s对）。")
-                        % {"value": text, "n": wanted},
-                    )
-                )
-                continue
-            if pair_number in seen:
-                problems.append(
-                    Problem(
-                        where,
-                        _("%(unit)s的对序号%(value)s与第%(row)s行重复。")
-                        % {"unit": unit, "value": pair_number, "row": seen[pair_number]},
-                    )
-                )
-                continue
-            seen[pair_number] = number
-            numbered.append((pair_number, number, row))
-        if len(numbered) < len(team_rows):
-            # Numbered wrongly: its pairs as the rows come, to check the people in them.
-            numbered = [(p, number, row) for p, (number, row) in enumerate(team_rows, start=1)]
-        numbered.sort(key=lambda item: item[0])
-        numbers = [number for number, _row in team_rows]
-        forms.append(
-            EntryForm(
-                unit=unit,
-                pairs=[
-                    (_person(row, FIRST, n, columns), _person(row, SECOND, n, columns))
-                    for _p, n, row in numbered
-                ],
-                on_site=on_site,
-                where=_rows_text(numbers),
-                at={"unit": _at(numbers, columns, UNIT)},
-            )
-        )
-    return forms
-
-
 # ---------------------------------------------------------------- importing
 
 
@@ -431,7 +281,8 @@ def import_workbook(
     (not an organiser) is held to the leader's rules (registration open, the deadline, no
     on-site entries), as on the web form."""
     organiser = unit is None or is_organiser(user, event.tournament)
-    forms, problems = parse_workbook(event, data)
+    left_out: list[Problem] = []
+    forms, problems = parse_workbook(event, data, left_out)
     if unit is not None:
         problems = _merge(problems, _other_units(forms, unit))
     leader_units = {unit.pk} if unit is not None else None
@@ -441,14 +292,16 @@ def import_workbook(
             check_entries(event, forms, organiser=organiser, leader_units=leader_units)[0],
         )
     if problems or dry_run:
-        return ImportResult(entries=[], forms=forms, problems=problems)
+        return ImportResult(entries=[], forms=forms, problems=problems, left_out=left_out)
     try:
         entries = register_entries(
             event=event, forms=forms, user=user, organiser=organiser, leader_units=leader_units
         )
     except RegistrationError as exc:
-        return ImportResult(entries=[], forms=forms, problems=_merge(exc.problems))
-    return ImportResult(entries=entries, forms=forms, problems=[])
+        return ImportResult(
+            entries=[], forms=forms, problems=_merge(exc.problems), left_out=left_out
+        )
+    return ImportResult(entries=entries, forms=forms, problems=[], left_out=left_out)
 
 
 def _other_units(forms: list[EntryForm], unit: Unit) -> list[Problem]:

@@ -388,6 +388,33 @@ def test_the_organiser_imports_an_excel_form_after_a_preview(client, nantong, or
     assert nantong_entries().count() == 1
 
 
+def test_the_organisers_export_lists_a_withdrawn_team_and_its_import_says_it_is_left_out(
+    client, nantong, organiser
+):
+    import io
+
+    from tournaments.registration.services import withdraw_entry
+
+    client.force_login(organiser)
+    for unit_name, prefix in (("体育", "体"), ("行政", "行")):
+        names = [f"{prefix}{n}{seat}" for n in (1, 2, 3) for seat in "甲乙"]
+        assert client.post(add_url(nantong, unit_name), team_post(names=names)).status_code == 302
+    withdraw_entry(entry=nantong_entries().get(unit__name="行政"), reason="人员调整")
+    export = client.get(reverse("manage:entries-export", args=[nantong.slug, "guandan"]))
+    nantong_entries().delete()
+    upload = io.BytesIO(export.content)
+    upload.name = "报名.xlsx"
+    url = reverse("manage:entries-import", args=[nantong.slug, "guandan"])
+    html = client.post(url, {"file": upload}).content.decode()
+    assert "检查通过：将导入 1 个报名" in html
+    assert "以下报名不是“已报名”状态，不导入：" in html
+    assert "<li>第6–8行：行政的报名为“已退赛”（人员调整），不导入。</li>" in html
+    response = client.post(url, {"confirm": "1"}, follow=True)
+    assert "已导入1个报名。" in response.content.decode()
+    assert "另有1个报名不是“已报名”状态，未导入" in response.content.decode()
+    assert [e.unit.name for e in nantong_entries()] == ["体育"]
+
+
 def test_the_organiser_downloads_the_template_and_the_export(client, nantong, organiser):
     client.force_login(organiser)
     for name in ["manage:entries-template", "manage:entries-export"]:

@@ -8,12 +8,11 @@ from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import INT, whole_number
 from scoring.models import TableMatch
-from scoring.selectors import name_people
+from scoring.selectors import deadline, name_people
 from scoring.services import common, confirmation, players, reports
 from scoring.services.common import TableError
 from tournaments.access import can_enter_table, is_chief
@@ -30,9 +29,6 @@ def table_page_data(table: TableMatch, user, *, chief: bool | None = None) -> di
         chief = is_chief(user, event.tournament)
     _state, described = common.replay_table(table)
     names = common.side_names(table)
-    deadline = None
-    if table.started_at and engine.time_limit_minutes:
-        deadline = table.started_at + timezone.timedelta(minutes=engine.time_limit_minutes)
     filed = list(table.reports.all())
     audit = list(table.audit.all()[:50]) if chief else []
     # People by the names they are known by (钱立, not a login name): one or two queries,
@@ -65,7 +61,13 @@ def table_page_data(table: TableMatch, user, *, chief: bool | None = None) -> di
         "who_confirms": confirmation.who_may_confirm(table),
         "opponents_name": names.get(opponents, ""),
         "chief": chief,
-        "deadline": deadline,
+        "deadline": deadline(table, engine),
+        # The referee's 开始, where the time counts from it and the table has not begun.
+        "may_start": engine.time_from == "start"
+        and bool(engine.time_limit_minutes)
+        and table.start_called_at is None
+        and table.started_at is None
+        and table.status == TableMatch.Status.OPEN,
         "reports": filed,
         "proposals": [
             t
@@ -122,7 +124,16 @@ TABLE_COLUMNS = [
 # The actions a table's page posts to, by the name the templates use ({{ urls.deal }}):
 # those the players' link has too (scoring.views.players) and the officials' own.
 ACTIONS = ("table", "deal", "game", "point", "first_server", "time_up", "undo", "submit")
-STAFF_ACTIONS = ("penalty", "forfeit", "report", "confirm", "resolve_call", "reopen", "lock")
+STAFF_ACTIONS = (
+    "penalty",
+    "forfeit",
+    "report",
+    "confirm",
+    "resolve_call",
+    "reopen",
+    "lock",
+    "start",
+)
 
 
 def action_urls(prefix: str, args: list, names) -> dict[str, str]:

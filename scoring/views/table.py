@@ -258,6 +258,13 @@ def record_penalty(request, table):
 
 
 @referee_action()
+def start(request, table):
+    """开始: the table's clock starts now (rule sets whose time limit counts from it)."""
+    tables.start_table(table=table, user=request.user, expected_version=page_version(request))
+    return _("已宣布开始，开始计时。")
+
+
+@referee_action()
 def record_time_up(request, table):
     return _recorded(request, table, entries.time_up(request.POST, _engine(table)))
 

@@ -1,10 +1,11 @@
 """Password recovery without e-mail (an offline LAN has none): services the organiser pages
 and ``manage.py reset_organiser_password`` call.
 
-- :func:`end_sessions` ends every session of an account (also "log out everywhere").
+- :func:`end_sessions` ends every session of an account (also "log out everywhere"),
+  through the session engine, so a session kept in a cache (``cached_db``) ends too.
 - :func:`reset_password` gives an account a new random password, shown once to whoever
   reset it, who hands it over in person; every session of the account ends and its login
-  lockouts are lifted.
+  lockouts are lifted (:class:`NewPassword` says how many).
 - :func:`password_link` / :func:`redeem_password_link` make and check a one-time link to
   choose a new password, with Django's password-reset tokens (``default_token_generator``):
   a link stops working once the password changes or the account logs in, and after
@@ -17,7 +18,10 @@ from __future__ import annotations
 
 import logging
 import secrets
+from dataclasses import dataclass
+from importlib import import_module
 
+from django.conf import settings
 from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.tokens import default_token_generator
 from django.contrib.sessions.models import Session
@@ -45,17 +49,30 @@ def random_password(user=None) -> str:
 
 
 def end_sessions(user) -> int:
-    """Delete every unexpired session of ``user`` (database sessions); returns how many."""
+    """End every unexpired session of ``user``; returns how many. The sessions are found in
+    the database (the ``db`` and ``cached_db`` engines keep them there) and each is deleted
+    through the configured engine, which also drops a cached copy."""
+    store = import_module(settings.SESSION_ENGINE).SessionStore
     ended = 0
     for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator():
         if session.get_decoded().get("_auth_user_id") == str(user.pk):
-            session.delete()
+            store(session_key=session.session_key).delete()
             ended += 1
     return ended
 
 
-def reset_password(*, user, by=None) -> str:
-    """Give ``user`` a new random password and return it (it is stored only as a hash).
+@dataclass(frozen=True)
+class NewPassword:
+    """A reset's outcome: the new password (shown once), and how many of the account's
+    sessions ended and login lockouts were lifted."""
+
+    password: str
+    sessions_ended: int
+    lockouts_lifted: int
+
+
+def reset_password(*, user, by=None) -> NewPassword:
+    """Give ``user`` a new random password (it is stored only as a hash) and return it.
     Every session of the account ends, and django-axes' lockouts of its username are lifted,
     so the new password works at once on any device. ``by``: who reset it (for the log)."""
     from axes.utils import reset as reset_lockouts
@@ -73,7 +90,7 @@ def reset_password(*, user, by=None) -> str:
         ended,
         lifted,
     )
-    return password
+    return NewPassword(password, ended, lifted)
 
 
 def password_link(user) -> tuple[str, str]:

@@ -73,7 +73,10 @@ class TableMatch(models.Model):
     version = models.PositiveIntegerField(_("版本"), default=0)
     state = models.JSONField(_("状态缓存"), default=dict, blank=True)
     winner = models.CharField(_("胜方"), max_length=1, blank=True)  # "A" (home) / "B" (away)
-    started_at = models.DateTimeField(_("开始时间"), null=True, blank=True)
+    started_at = models.DateTimeField(_("开始时间"), null=True, blank=True)  # the first record
+    # The referee's 开始 at the table: where a rule set's time limit counts from it
+    # (``time_from`` "start"); else the first record stands in.
+    start_called_at = models.DateTimeField(_("宣布开始时间"), null=True, blank=True)
     time_called_at = models.DateTimeField(_("鸣哨时间"), null=True, blank=True)
     submitted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -330,6 +333,7 @@ class AuditEntry(models.Model):
         RULING = "ruling", _("仲裁裁决")
         REPLAY = "replay", _("作废重赛")
         WHISTLE = "whistle", _("鸣哨")
+        START = "start", _("宣布开始")
         CHECK_IN = "check_in", _("签到")
         REPORT = "report", _("举报")
         REPORT_RULING = "report_ruling", _("举报裁定")

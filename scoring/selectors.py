@@ -4,6 +4,8 @@ reports awaiting a deduction."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.db.models import Exists, F, OuterRef, Q
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
@@ -228,6 +230,21 @@ TABLE_STATE_LABELS = {
     # The other side withdrew or was disqualified: the match is decided, nothing to play.
     "walkover": gettext_lazy("不战而胜"),
 }
+
+
+def deadline(table: TableMatch, engine):
+    """When the table's time is up, as its rule set counts it (``time_from``: the match's
+    scheduled start, else its round's; the referee's 开始; the first deal), or None: no
+    clock, or nothing to count from yet. ``table`` with its match and round loaded."""
+    if not engine.time_limit_minutes:
+        return None
+    match = table.match
+    began = engine.clock_start(
+        scheduled=match.scheduled_at or match.round.starts_at,
+        start=table.start_called_at,
+        first_deal=table.started_at,
+    )
+    return None if began is None else began + dt.timedelta(minutes=engine.time_limit_minutes)
 
 
 def table_state(table: TableMatch, engine) -> str:

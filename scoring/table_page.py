@@ -8,12 +8,11 @@ from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import INT, whole_number
 from scoring.models import TableMatch
-from scoring.selectors import name_people
+from scoring.selectors import deadline, name_people
 from scoring.services import common, confirmation, players, reports
 from scoring.services.common import TableError
 from tournaments.access import can_enter_table, is_chief
@@ -30,9 +29,6 @@ def table_page_data(table: TableMatch, user, *, chief: bool | None = None) -> di
         chief = is_chief(user, event.tournament)
     _state, described = common.replay_table(table)
     names = common.side_names(table)
-    deadline = None
-    if table.started_at and engine.time_limit_minutes:
-        deadline = table.started_at + timezone.timedelta(minutes=engine.time_limit_minutes)
     filed = list(table.reports.all())
     audit = list(table.audit.all()[:50]) if chief else []
     # People by the names they are known by (钱立, not a login name): one or two queries,
@@ -65,7 +61,13 @@ def table_page_data(table: TableMatch, user, *, chief: bool | None = None) -> di
         "who_confirms": confirmation.who_may_confirm(table),
         "opponents_name": names.get(opponents, ""),
         "chief": chief,
-        "deadline": deadline,
+        "deadline": deadline(table, engine),
+        # The referee's 开始, where the time counts from it and the table has not begun.
+        "may_start": engine.time_from == "start"
+        and bool(engine.time_limit_minutes)
+        and table.start_called_at is None
+        and table.started_at is None
+        and table.status == TableMatch.Status.OPEN,
         "reports": filed,
         "proposals": [
             t
@@ -122,25 +124,60 @@ TABLE_COLUMNS = [
 # The actions a table's page posts to, by the name the templates use ({{ urls.deal }}):
 # those the players' link has too (scoring.views.players) and the officials' own.
 ACTIONS = ("table", "deal", "game", "point", "first_server", "time_up", "undo", "submit")
-STAFF_ACTIONS = ("penalty", "forfeit", "report", "confirm", "resolve_call", "reopen", "lock")
+STAFF_ACTIONS = (
+    "penalty",
+    "forfeit",
+    "report",
+    "confirm",
+    "resolve_call",
+    "reopen",
+    "lock",
+    "start",
+)
 
 
 def action_urls(prefix: str, args: list, names) -> dict[str, str]:
     return {name: reverse(prefix + name.replace("_", "-"), args=args) for name in names}
 
 
-def answer(request, table: TableMatch, write, context, page_url: str) -> HttpResponse:
+# The fields a page's form sends that are the page's own, not what a person typed or chose.
+PAGE_FIELDS = ("csrfmiddlewaretoken", "key", "version", "back")
+KEPT_LENGTH = 300  # longer than any field of the page takes (maxlength 200)
+
+
+def kept_values(request) -> dict[str, dict[str, str]]:
+    """What the refused form held, by the action it was sent to (``{"penalty": {"reason":
+    …}}``), for the page to show it again as it was typed: a refusal empties no field."""
+    action = request.resolver_match.url_name.removeprefix("play-").replace("-", "_")
+    values = {
+        name: request.POST.get(name, "")[:KEPT_LENGTH]
+        for name in request.POST
+        if name not in PAGE_FIELDS
+    }
+    return {action: values}
+
+
+def answer(
+    request, table: TableMatch, write, context, page_url: str, *, again_here: bool = True
+) -> HttpResponse:
     """Make the ``write`` (it returns the flash message or raises TableError) and answer
     it: the table's panel again for htmx, with the message or the problem (422), else a
-    redirect to the page (``page_url``) with the message. The referees' actions and the
-    players' link answer alike."""
+    redirect to the page (``page_url``) with the message. A refused plain post (no
+    JavaScript) is answered with the whole page and the problem (422) unless it came from
+    another page (``again_here``): either way the refused form shows what was typed. The
+    referees' actions and the players' link answer alike."""
     problem, flash, code = "", "", ""
     try:
         flash = write() or ""
     except TableError as err:
         problem, code = err.message, err.code
     table.refresh_from_db(fields=TABLE_COLUMNS)  # as the write left it
+    words = {"flash": flash, "problem": problem}
+    if problem:
+        words["kept"] = kept_values(request)
     if not request.htmx:
+        if problem and again_here:
+            return render(request, "scoring/table.html", context(**words), status=422)
         if problem:
             messages.error(request, problem)
         elif flash:
@@ -149,7 +186,7 @@ def answer(request, table: TableMatch, write, context, page_url: str) -> HttpRes
     response = render(
         request,
         "scoring/table.html#table_panel",
-        context(flash=flash, problem=problem),
+        context(**words),
         status=422 if problem else 200,
     )
     if code:

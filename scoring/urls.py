@@ -17,6 +17,7 @@ urlpatterns = [
     path(T + "first-server/", table.record_first_server, name="first-server"),
     path(T + "penalty/", table.record_penalty, name="penalty"),
     path(T + "time-up/", table.record_time_up, name="time-up"),
+    path(T + "start/", table.start, name="start"),
     path(T + "forfeit/", table.record_forfeit, name="forfeit"),
     path(T + "undo/", table.undo, name="undo"),
     path(T + "submit/", table.submit, name="submit"),

@@ -1147,6 +1147,13 @@ ENDPOINTS: dict[str, Endpoint] = {
         htmx=True,
         prepare=_dealt,
     ),
+    "scoring:start": Endpoint(
+        "referee",
+        "nantong",
+        lambda w, d: _nantong_table(w, "scoring:start"),
+        _table_data(),
+        htmx=True,
+    ),
     "scoring:forfeit": Endpoint(
         "referee",
         "nantong",

@@ -161,3 +161,81 @@ def test_djangos_reset_view_redeems_the_link_once(organiser):
     assert organiser.check_password("Another-Strong-2026")
     again = Client().get(url, follow=True)
     assert "new_password1" not in again.content.decode()  # used: the link no longer works
+
+
+# --------------------------------------------------------------------------- sessions ended
+
+
+def logged_in_phone(password=PASSWORD) -> Client:
+    """A phone that logged in through the login page, as a person does (no force_login)."""
+    phone = Client(REMOTE_ADDR="192.0.2.20")
+    response = phone.post(LOGIN, {"username": "organiser", "password": password})
+    assert response.status_code == 302
+    assert phone.get(reverse("accounts-home")).status_code == 200
+    return phone
+
+
+@pytest.mark.parametrize(
+    "engine",
+    ["django.contrib.sessions.backends.db", "django.contrib.sessions.backends.cached_db"],
+)
+def test_the_reset_counts_the_sessions_it_ends_and_each_is_over(organiser, settings, engine):
+    settings.SESSION_ENGINE = engine
+    phones = [logged_in_phone(), logged_in_phone()]
+    output = reset()
+    assert "2 sessions of the account ended" in output
+    for phone in phones:
+        assert phone.get(reverse("accounts-home")).status_code == 302  # to the login page
+    assert "0 sessions of the account ended" in reset()  # none left
+
+
+@pytest.mark.parametrize(
+    "engine",
+    ["django.contrib.sessions.backends.db", "django.contrib.sessions.backends.cached_db"],
+)
+def test_log_out_everywhere_ends_cached_sessions_too(organiser, settings, engine):
+    """退出所有设备 changes no password: a session kept in the cache (cached_db) would
+    outlive its database row unless it is ended through the session engine."""
+    settings.SESSION_ENGINE = engine
+    lost, here = logged_in_phone(), logged_in_phone()
+    assert passwords.end_sessions(organiser) == 2
+    assert lost.get(reverse("accounts-home")).status_code == 302
+    assert here.get(reverse("accounts-home")).status_code == 302
+
+
+# --------------------------------------------------------------------------- make run
+
+
+def ensure(settings, tmp_path) -> str:
+    settings.VAR_DIR = tmp_path
+    out = io.StringIO()
+    call_command("ensure_organiser", stdout=out)
+    return out.getvalue()
+
+
+def test_make_run_shows_the_first_password_only_while_it_is_the_organisers(db, settings, tmp_path):
+    first = ensure(settings, tmp_path)
+    assert first.startswith("Created organiser account — username: organiser  password: ")
+    password = first.strip().rsplit(" ", 1)[1]
+    assert ensure(settings, tmp_path).strip().endswith(f"password: {password}")  # still it
+
+    # The organiser chooses another password on 我的账号 → 修改密码.
+    phone = Client()
+    phone.post(LOGIN, {"username": "organiser", "password": password})
+    response = phone.post(
+        reverse("password_change"),
+        {
+            "old_password": password,
+            "new_password1": "Organiser-Chose-2026",
+            "new_password2": "Organiser-Chose-2026",
+        },
+    )
+    assert response.status_code == 302
+    said = ensure(settings, tmp_path)
+    assert password not in said  # never the stale one
+    assert "exists" in said and "python manage.py reset_organiser_password organiser" in said
+
+    # Reset: the file holds a stale password, so it is left as it is, and not shown.
+    new = new_password(reset())
+    assert new not in ensure(settings, tmp_path)
+    assert User.objects.get(username="organiser").check_password(new)

@@ -351,6 +351,29 @@ def no_deduction(rules, team: str) -> None:
     return None
 
 
+# --------------------------------------------------------------------------- the clock
+
+# Where a table's time limit counts from (a rule set's ``time_from``, docs/rules.md): the
+# scheduled start (the match's slot, else its round's), the table's 开始 tapped by its
+# referee, or its first deal.
+TIME_FROM = ("scheduled", "start", "first_deal")
+# Each moment falls back on the later ones when it is not known (no schedule; a referee
+# who did not tap 开始 and entered the first deal).
+_CLOCK_ORDER = {
+    "scheduled": ("scheduled", "start", "first_deal"),
+    "start": ("start", "first_deal"),
+    "first_deal": ("first_deal",),
+}
+
+
+def clock_start[T](time_from: str, *, scheduled: T | None, start: T | None, first_deal: T | None):
+    """When a table's time limit starts counting under ``time_from`` (:data:`TIME_FROM`),
+    from the moments known: its scheduled start, its 开始 and its first deal (None when not
+    known). The moment itself falls back on the later ones; None when none is known."""
+    known = {"scheduled": scheduled, "start": start, "first_deal": first_deal}
+    return next((known[k] for k in _CLOCK_ORDER[time_from] if known[k] is not None), None)
+
+
 # --------------------------------------------------------------------------- rule sets
 
 

@@ -99,6 +99,18 @@ class Scorer:
         return self.rules.time_limit_minutes
 
     @property
+    def time_from(self) -> str:
+        """Where the time limit counts from (``common.TIME_FROM``): the rule set's choice;
+        a sport whose rule set does not say counts from the first record."""
+        return getattr(self.rules, "time_from", "first_deal")
+
+    def clock_start[T](self, *, scheduled: T | None, start: T | None, first_deal: T | None):
+        """When the time limit starts counting, of the moments known (common.clock_start)."""
+        return common.clock_start(
+            self.time_from, scheduled=scheduled, start=start, first_deal=first_deal
+        )
+
+    @property
     def recorded(self) -> frozenset[str]:
         """What a referee of this sport records (for the pages: ``"penalty" in …``)."""
         return self.engine.EVENTS

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from django.db import transaction
+from django.db.models import Min
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -21,22 +22,31 @@ from tournaments.models import Match, Pair
 
 
 def minutes_left(round, now=None) -> int | None:
-    """Whole minutes until the round's rule-set limit, counted from when its first table
-    began (else its scheduled start); None when there is no clock or no start to count
-    from; 0 or less once the limit is reached."""
-    limit = round.stage.event.scorer().time_limit_minutes
-    if not limit:
+    """Whole minutes until the round's rule-set limit, counted as the rule set says
+    (``time_from``: the round's scheduled start, its first 开始, or its first deal — each
+    falling back on the later, and on the schedule when no table has begun); None when
+    there is no clock or no start to count from; 0 or less once the limit is reached."""
+    engine = round.stage.event.scorer()
+    if not engine.time_limit_minutes:
         return None
-    started = (
-        TableMatch.objects.filter(match__round=round, started_at__isnull=False)
-        .order_by("started_at")
-        .values_list("started_at", flat=True)
-        .first()
-    ) or round.starts_at
-    if started is None:
+    tables = TableMatch.objects.filter(match__round=round)
+    first = tables.aggregate(start=Min("start_called_at"), first_deal=Min("started_at"))
+    scheduled = (
+        round.starts_at
+        or (
+            round.matches.filter(scheduled_at__isnull=False).aggregate(at=Min("scheduled_at"))["at"]
+        )
+    )
+    began = (
+        engine.clock_start(
+            scheduled=scheduled, start=first["start"], first_deal=first["first_deal"]
+        )
+        or scheduled  # no table has begun: the schedule says when it should have
+    )
+    if began is None:
         return None
-    elapsed = ((now or timezone.now()) - started).total_seconds() / 60
-    return math.ceil(limit - elapsed)
+    elapsed = ((now or timezone.now()) - began).total_seconds() / 60
+    return math.ceil(engine.time_limit_minutes - elapsed)
 
 
 @transaction.atomic

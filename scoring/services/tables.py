@@ -152,6 +152,32 @@ def _refuse_if_stopped(table: TableMatch) -> None:
 
 
 @common.announce_after
+def start_table(*, table: TableMatch, user=None, expected_version: int | None = None) -> TableMatch:
+    """开始: the referee starts the table's clock, where the rule set's time limit counts
+    from it (``time_from`` "start"): once, before the first record (after it, the first
+    record is where the time counts from)."""
+    table = common.locked(table)
+    _refuse_if_stopped(table)
+    if table.status != TableMatch.Status.OPEN:
+        raise TableError("closed", _("这一台的结果已提交，不能再录入；更正请由裁判长办理。"))
+    common.check_version(table, expected_version)
+    engine = common.scorer(table)
+    if engine.time_from != "start" or not engine.time_limit_minutes:
+        raise TableError("no_start", _("本项目的限时不从裁判宣布开始起计，无需宣布开始。"))
+    if table.start_called_at is not None or table.started_at is not None:
+        raise TableError("started", _("这一台已经开始计时。"))
+    table.start_called_at = timezone.now()
+    table.save_new_version("start_called_at")
+    common.audit(
+        table,
+        user,
+        "start",
+        _("宣布开始：限时%(n)s分钟") % {"n": engine.time_limit_minutes},
+    )
+    return table
+
+
+@common.announce_after
 def undo_last(
     *, table: TableMatch, user=None, expected_version: int | None = None, by_players: bool = False
 ) -> TableMatch:

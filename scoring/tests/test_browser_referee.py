@@ -1,6 +1,8 @@
 """A referee records a whole table match on a phone; the chief referee confirms it; the
 bracket moves on."""
 
+import os
+
 import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
@@ -133,3 +135,59 @@ def test_a_deal_sent_on_a_dropped_connection_is_shown_unsaved_resent_and_recorde
     expect(page.locator(".unsaved")).to_be_hidden()
     assert dropped
     assert TableEvent.objects.filter(table=table, undone_at__isnull=True).count() == 1
+
+
+def test_a_disqualification_sent_without_its_tick_comes_back_with_what_was_typed(
+    live_server, browser, db
+):
+    """Through htmx and the page's tap queue: the refusal shows why, the penalty form stays
+    open with the side, the kind, the reason and the reporter as typed; ticked, it goes in."""
+    from scoring.models import TableEvent
+    from tournaments.models import Match
+    from tournaments.ops.demo import load_demo
+
+    load_demo()
+    referee = get_user_model().objects.create_user(username="liangyong", password=PASSWORD)
+    match = (
+        Match.objects.filter(
+            round__stage__event__tournament__slug="anhui-2021",
+            round__stage__event__slug="guandan",
+            status="pending",
+            home__isnull=False,
+            away__isnull=False,
+        )
+        .order_by("round__number", "index")
+        .first()
+    )
+    assign_referee(Match.objects.filter(pk=match.pk), referee)
+    table = match.tables.get()
+    page = browser.new_context(
+        viewport={"width": 390, "height": 844}, service_workers="block"
+    ).new_page()
+    log_in(page, live_server.url, "liangyong")
+    page.goto(f"{live_server.url}/t/anhui-2021/guandan/tables/{table.pk}/")
+    page.get_by_text("处罚（扣级、回到2、取消资格）").click()
+    form = page.locator("form[action$='/penalty/']")
+    form.locator("select[name=team]").select_option("B")
+    form.locator("select[name=kind]").select_option("disqualify")
+    form.locator("input[name=reason]").fill("多次争吵，不服从裁判")
+    form.locator("input[name=reported_by]").fill("王裁判")
+    form.get_by_role("button", name="记录处罚").click()
+
+    expect(page.locator(".problems")).to_contain_text("请勾选“确认取消比赛资格”")
+    form = page.locator("form[action$='/penalty/']")
+    expect(form).to_be_visible()  # its panel is open
+    expect(form.locator("select[name=team]")).to_have_value("B")
+    expect(form.locator("select[name=kind]")).to_have_value("disqualify")
+    expect(form.locator("input[name=reason]")).to_have_value("多次争吵，不服从裁判")
+    expect(form.locator("input[name=reported_by]")).to_have_value("王裁判")
+    assert not TableEvent.objects.filter(table=table).exists()
+    if os.environ.get("SHOTS"):
+        page.screenshot(path=f"{os.environ['SHOTS']}/refused-penalty.png", full_page=True)
+
+    form.locator("input[name=confirm]").check()
+    form.get_by_role("button", name="记录处罚").click()
+    expect(page.locator(".history-list li")).to_have_count(1)
+    [event] = TableEvent.objects.filter(table=table)
+    assert event.payload == {"penalty": {"team": "B", "kind": "disqualify"}}
+    assert event.reason == "多次争吵，不服从裁判"

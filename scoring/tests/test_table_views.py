@@ -193,6 +193,12 @@ ACTIONS = {
         {"team": "A", "kind": "levels", "levels": "2", "reason": "拖延", "key": "k-pen"},
         done=lambda c: [e.payload for e in _events(c)] == [{"penalty": {"team": "A", "levels": 2}}],
     ),
+    "start": Action(
+        "scoring:start",
+        False,
+        {},
+        done=lambda c: fresh(c.table).start_called_at is not None,
+    ),
     "time-up": Action(
         "scoring:time-up",
         False,
@@ -330,6 +336,7 @@ def _post(client, action: Action, c: Cast, extra: list, **kwargs):
                 "scoring:confirm",
                 "scoring:correct",
                 "scoring:reopen",
+                "scoring:start",
             )
         )
     ):

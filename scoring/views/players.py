@@ -67,7 +67,9 @@ def _load(table_id: int) -> TableMatch | None:
         return None
 
 
-def _context(request, table: TableMatch, found, code: str, *, flash="", problem="") -> dict:
+def _context(
+    request, table: TableMatch, found, code: str, *, flash="", problem="", kept=None
+) -> dict:
     refusal = players.refusal(table, found.day)
     data = table_page_data(table, AnonymousUser(), chief=False)
     calls = list(confirmation.open_calls(table))
@@ -93,6 +95,7 @@ def _context(request, table: TableMatch, found, code: str, *, flash="", problem=
         "key": uuid.uuid4().hex,
         "flash": flash,
         "problem": problem,
+        "kept": kept or {},
         "places": entries.PLACES,
         "poll_seconds": POLL_SECONDS,
     }

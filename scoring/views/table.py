@@ -52,7 +52,13 @@ def _table(slug: str, event_slug: str, table_id: int, request) -> TableMatch:
 
 
 def _context(
-    request, table: TableMatch, *, chief: bool | None = None, flash: str = "", problem: str = ""
+    request,
+    table: TableMatch,
+    *,
+    chief: bool | None = None,
+    flash: str = "",
+    problem: str = "",
+    kept: dict | None = None,
 ) -> dict:
     """The page's reads (``table_page_data``) and what belongs to this one answer: a fresh
     idempotency key for the next tap, the message of the tap just made, the words of the
@@ -66,6 +72,7 @@ def _context(
         "key": uuid.uuid4().hex,
         "flash": flash,
         "problem": problem,
+        "kept": kept or {},
         "places": entries.PLACES,
         "forfeit_reasons": {code: _(label) for code, label in FORFEIT_REASONS.items()},
         "qr_url": reverse("scoring:table-qr", args=[event.tournament.slug, event.slug, table.pk]),
@@ -174,6 +181,7 @@ def referee_action(*, chief_only: bool = False, allow=None):
                 allowed = chief if chief_only else can_enter_table(request.user, table, chief=chief)
             if not allowed:
                 raise PermissionDenied("Not your table.")
+            from_desk = request.POST.get("back") == "desk"
             return answer(
                 request,
                 table,
@@ -181,8 +189,9 @@ def referee_action(*, chief_only: bool = False, allow=None):
                 lambda **words: _context(request, table, chief=chief, **words),
                 # The desk's own buttons (锁定) come back to the desk.
                 reverse("scoring:desk", args=[slug])
-                if request.POST.get("back") == "desk"
+                if from_desk
                 else reverse("scoring:table", args=[slug, event_slug, table.pk]),
+                again_here=not from_desk,
             )
 
         return wrapper
@@ -246,6 +255,13 @@ def record_penalty(request, table):
             "unconfirmed", _("取消比赛资格不可撤回：请勾选“确认取消比赛资格”后再提交。")
         )
     return _recorded(request, table, entry)
+
+
+@referee_action()
+def start(request, table):
+    """开始: the table's clock starts now (rule sets whose time limit counts from it)."""
+    tables.start_table(table=table, user=request.user, expected_version=page_version(request))
+    return _("已宣布开始，开始计时。")
 
 
 @referee_action()

@@ -239,7 +239,7 @@ def reset_password(request: HttpRequest, tournament: Tournament, user_id: int) -
     if request.POST.get("confirm") != "1":
         messages.error(request, _("重置密码须先勾选“确认重置”。"))
         return redirect(back, slug=tournament.slug)
-    password = passwords.reset_password(user=user, by=request.user)
+    password = passwords.reset_password(user=user, by=request.user).password
     official = Official.objects.filter(tournament=tournament, user=user).first()
     name = official.name if official else user.get_username()
     response = render(

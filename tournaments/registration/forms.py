@@ -4,7 +4,8 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.models import Entry, Event, Unit
-from tournaments.registration.services import EntryForm, PersonForm
+from tournaments.registration.rules import PARTS
+from tournaments.registration.services import EntryForm, PersonForm, Problem
 
 GENDER_CHOICES = [("", _("—")), ("男", _("男")), ("女", _("女"))]
 
@@ -27,6 +28,9 @@ class EntryWebForm(forms.Form):
         # (group label, [(player label, field prefix), …]) for the template: one group per
         # pair, or a single group for an individual event.
         self.groups = []
+        # Each player's name in the form's own words (第1对选手1), by field prefix: the
+        # registration's messages name them so.
+        self.labels = {}
         if event.entry_kind == Event.EntryKind.SINGLE:
             self.groups.append((_("选手"), [(_("选手"), "s")]))
         else:
@@ -39,6 +43,11 @@ class EntryWebForm(forms.Form):
                 self.groups.append((label, seats))
         for group, seats in self.groups:
             for label, prefix in seats:
+                self.labels[prefix] = (
+                    _("%(group)s%(who)s") % {"group": group, "who": label}
+                    if len(self.groups) > 1
+                    else label
+                )
                 self.fields[f"{prefix}_name"] = forms.CharField(
                     label=_("%(group)s%(who)s姓名")
                     % {"group": group if len(seats) > 1 else "", "who": label},
@@ -79,6 +88,10 @@ class EntryWebForm(forms.Form):
                 data.get(f"{prefix}_name", ""),
                 data.get(f"{prefix}_gender", ""),
                 data.get(f"{prefix}_unit", ""),
+                label=self.labels[prefix],
+                fields={
+                    part: f"{prefix}_{part}" for part in PARTS if f"{prefix}_{part}" in self.fields
+                },
             )
 
         # Organisers tick 现场报名 (ticked by default after the deadline); leaders never do.
@@ -91,6 +104,19 @@ class EntryWebForm(forms.Form):
             pairs.append((person(f"p{number}_1"), person(f"p{number}_2")))
             number += 1
         return EntryForm(unit=self.unit.name, pairs=pairs, on_site=on_site)
+
+    def show_problems(self, problems: list[Problem]) -> list[str]:
+        """Put each problem of a field on that field (it is marked, aria-invalid, with the
+        message under it); the others, the entry's as a whole, come back for the list
+        above the form."""
+        rest = []
+        for problem in problems:
+            marked = [name for name in problem.fields if name in self.fields]
+            for name in marked:
+                self.add_error(name, problem.message)
+            if not marked:
+                rest.append(str(problem))
+        return rest
 
     @classmethod
     def initial_for(cls, entry: Entry) -> dict:

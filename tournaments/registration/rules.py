@@ -29,11 +29,23 @@ def parse_gender(value) -> str | None:
     return _GENDERS.get(key)
 
 
+# The parts of a person as submitted, as PersonForm's ``at`` and ``fields`` name them.
+PARTS = ("name", "gender", "unit")
+
+
 @dataclass
 class PersonForm:
     name: str
     gender: str = ""  # as typed: 男 / 女 / blank
     unit: str = ""  # the player's own unit; blank = the entry's unit
+    # How the submission names this person, in its own words ("第1对选手1" on the web form);
+    # blank: the rules' words (the Excel headers', "第1对选手一").
+    label: str = ""
+    # Where each part (PARTS) is, as the reader finds it ("第12行 C列"): a problem of that
+    # part is placed there rather than at the entry's ``where``.
+    at: dict[str, str] = field(default_factory=dict)
+    # The form field of each part (a web form's "p1_1_unit"): a problem marks it.
+    fields: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -47,12 +59,16 @@ class EntryForm:
     # deadline an organiser's entry is an on-site one).
     on_site: bool | None = None
     where: str = ""  # "第3行" / "第3–5行" for messages; blank for a single web form
+    # Where its unit was typed ("第9–11行 A列"), for a problem of the unit.
+    at: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Problem:
     where: str
     message: str
+    # The form fields at fault (a web form marks them); none for a problem of the whole entry.
+    fields: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.where}：{self.message}" if self.where else self.message
@@ -60,15 +76,37 @@ class Problem:
 
 @dataclass
 class Checked:
-    """An entry that passed its own checks: its unit and its people, resolved."""
+    """An entry with its unit and the people of it that were resolved; ``complete`` when it
+    passed all its own checks (an incomplete one is still checked against the others, so
+    one submission lists every problem at once, and is never saved)."""
 
     form: EntryForm
     unit: object
     pairs: list[tuple[Person, Person]]
     player: Person | None
+    complete: bool = True
+    # Of an incomplete entry: the people resolved whose partner was not.
+    others: list[Person] = field(default_factory=list)
+    # The forms of people(), in the same order (where each was typed).
+    typed: list[PersonForm] = field(default_factory=list)
 
     def people(self) -> list[Person]:
-        return [self.player] if self.player else [p for pair in self.pairs for p in pair]
+        if self.player:
+            return [self.player]
+        return [p for pair in self.pairs for p in pair] + self.others
+
+    def spots(self) -> list[tuple[Person, str, tuple[str, ...]]]:
+        """Each person with where their name was typed and its form field (the entry's
+        ``where`` and no field when the submission does not say)."""
+        typed = self.typed or [PersonForm("")] * len(self.people())
+        return [
+            (
+                person,
+                form.at.get("name") or self.form.where,
+                (form.fields["name"],) if "name" in form.fields else (),
+            )
+            for person, form in zip(self.people(), typed, strict=True)
+        ]
 
 
 @dataclass
@@ -128,14 +166,23 @@ def gate(*, locked: bool, organiser: bool, open_status: str | None, deadline: st
 
 def resolve_person(roster: Roster, problems, where, label, person: PersonForm, entry_unit):
     """The person as stored — (unit, name, gender) — or None with the problem recorded: a
-    name, a gender people write, and a unit that is the entry's or one of its joint team's."""
+    name, a gender people write, and a unit that is the entry's or one of its joint team's.
+    The person is named as the submission names them (``person.label``, else ``label``);
+    each problem is placed at its part (``person.at``, else ``where``) and marks its field."""
+    label = person.label or label
+
+    def problem(part: str, message: str) -> None:
+        field_name = person.fields.get(part)
+        fields = (field_name,) if field_name else ()
+        problems.append(Problem(person.at.get(part) or where, message, fields))
+
     name = clean_name(person.name)
     if not name:
-        problems.append(Problem(where, _("%(who)s的姓名为空。") % {"who": label}))
+        problem("name", _("%(who)s的姓名为空。") % {"who": label})
         return None
     if len(name) > MAX_NAME_LENGTH:
         message = _("%(who)s的姓名过长（最多%(n)s个字）。") % {"who": label, "n": MAX_NAME_LENGTH}
-        problems.append(Problem(where, message))
+        problem("name", message)
         return None
     gender = parse_gender(person.gender)
     if gender is None:
@@ -143,7 +190,7 @@ def resolve_person(roster: Roster, problems, where, label, person: PersonForm, e
             "who": label,
             "value": person.gender,
         }
-        problems.append(Problem(where, message))
+        problem("gender", message)
         return None
     members = roster.members.get(entry_unit.pk, [])
     unit_name = clean_name(person.unit)
@@ -154,7 +201,7 @@ def resolve_person(roster: Roster, problems, where, label, person: PersonForm, e
                 "team": entry_unit.name,
                 "units": "、".join(m.name for m in members),
             }
-            problems.append(Problem(where, message))
+            problem("unit", message)
             return None
         return (entry_unit, name, gender)
     unit = roster.named(unit_name)
@@ -164,7 +211,7 @@ def resolve_person(roster: Roster, problems, where, label, person: PersonForm, e
             "unit": unit_name,
             "team": entry_unit.name,
         }
-        problems.append(Problem(where, message))
+        problem("unit", message)
         return None
     return (unit, name, gender)
 
@@ -177,7 +224,7 @@ def entry_unit(roster: Roster, problems, form: EntryForm, *, organiser, leader_u
         message = _("单位“%(unit)s”不在本比赛的单位名单中。") % {
             "unit": clean_name(form.unit) or "—"
         }
-        problems.append(Problem(form.where, message))
+        problems.append(Problem(form.at.get("unit") or form.where, message))
         return None
     if not organiser and (leader_units is None or unit.pk not in leader_units):
         message = _("您只能为本单位报名（%(unit)s不是您领队的单位）。") % {"unit": unit.name}
@@ -195,7 +242,7 @@ def single(roster: Roster, problems, form: EntryForm, unit) -> Checked | None:
         problems.append(Problem(form.where, _("个人项目每个报名只有一名选手。")))
         return None
     player = resolve_person(roster, problems, form.where, _("选手"), form.player, unit)
-    return Checked(form, unit, [], player) if player is not None else None
+    return Checked(form, unit, [], player, typed=[form.player]) if player is not None else None
 
 
 def _seat_label(team: bool, number: int, seat: int) -> str:
@@ -208,8 +255,11 @@ def _seat_label(team: bool, number: int, seat: int) -> str:
 
 def pairs(roster: Roster, problems, form: EntryForm, unit, *, wanted: int | None):
     """A pairs event's entry (one pair) or a team's (``wanted`` pairs, 每个工会小组报三组选手):
-    every person resolved, no pair of one person twice."""
+    every person resolved, no pair of one person twice. An entry with a problem comes back
+    incomplete, with the people it resolved (a team of the wrong size has its people
+    checked too), or None when it has none."""
     team = wanted is not None
+    ok = True
     if len(form.pairs) != (wanted if team else 1):
         if team:
             message = _("每队须报%(wanted)s对选手，这里有%(got)s对。") % {
@@ -219,35 +269,56 @@ def pairs(roster: Roster, problems, form: EntryForm, unit, *, wanted: int | None
         else:
             message = _("双人项目每个报名是一对（两名）选手。")
         problems.append(Problem(form.where, message))
-        return None
-    found, ok = [], True
+        ok = False
+    found, typed, others, others_typed = [], [], [], []
     for number, (first, second) in enumerate(form.pairs, start=1):
         a = resolve_person(roster, problems, form.where, _seat_label(team, number, 1), first, unit)
         b = resolve_person(roster, problems, form.where, _seat_label(team, number, 2), second, unit)
         if a is None or b is None:
             ok = False
+            for person, typed_as in ((a, first), (b, second)):
+                if person is not None:
+                    others.append(person)
+                    others_typed.append(typed_as)
         elif (a[0].pk, name_key(a[1])) == (b[0].pk, name_key(b[1])):
             label = _("第%(n)s对") % {"n": number} if team else _("这一对")
             message = _("%(pair)s两名选手是同一人（%(name)s）。") % {"pair": label, "name": a[1]}
-            problems.append(Problem(form.where, message))
+            at = [p.at["name"] for p in (first, second) if "name" in p.at]
+            fields = tuple(p.fields["name"] for p in (first, second) if "name" in p.fields)
+            problems.append(Problem("、".join(at) or form.where, message, fields))
             ok = False
         else:
             found.append((a, b))
-    return Checked(form, unit, found, None) if ok else None
+            typed += [first, second]
+    if not found and not others and not ok:
+        return None
+    return Checked(form, unit, found, None, complete=ok, others=others, typed=typed + others_typed)
 
 
 # ------------------------------------------------------------------------ across entries
 
 
 def places(checked: list[Checked]) -> dict[tuple[int, str], str]:
-    """Each person of the submission — (unit pk, name key) — and where they are in it."""
+    """Each person of the submission — (unit pk, name key) — and where they are in it (where
+    their name was typed: "第17行 C列、第18行 H列")."""
     found: dict[tuple[int, str], list[str]] = {}
     for item in checked:
-        for unit, name, _gender in item.people():
+        for (unit, name, _gender), where, _fields in item.spots():
             wheres = found.setdefault((unit.pk, name_key(name)), [])
-            if item.form.where not in wheres:
-                wheres.append(item.form.where)
+            if where not in wheres:
+                wheres.append(where)
     return {key: "、".join(w for w in wheres if w) for key, wheres in found.items()}
+
+
+def name_fields(checked: list[Checked]) -> dict[tuple[int, str], tuple[str, ...]]:
+    """Each person of the submission — (unit pk, name key) — and the form fields their name
+    was typed in (a problem of that person marks them)."""
+    found: dict[tuple[int, str], tuple[str, ...]] = {}
+    for item in checked:
+        for (unit, name, _gender), _where, fields in item.spots():
+            key = (unit.pk, name_key(name))
+            found[key] = found.get(key, ()) + fields
+    return found
 
 
 def people_names(checked: list[Checked]) -> dict[tuple[int, str], str]:
@@ -260,7 +331,8 @@ def people_names(checked: list[Checked]) -> dict[tuple[int, str], str]:
 
 
 def repeated(roster: Roster, problems, checked: list[Checked], where) -> None:
-    """Nobody twice in one submission (同一项目每人只能报一次)."""
+    """Nobody twice in one submission (同一项目每人只能报一次); the problem marks every field
+    the name was typed in."""
     people = Counter(
         (unit.pk, name_key(name)) for item in checked for unit, name, _g in item.people()
     )
@@ -270,27 +342,29 @@ def repeated(roster: Roster, problems, checked: list[Checked], where) -> None:
             message = _(
                 "%(name)s（%(unit)s）在本次报名中出现了%(n)s次，同一项目每人只能报一次。"
             ) % {"name": shown[key], "unit": roster.name_of(key[0]), "n": count}
-            problems.append(Problem(where[key], message))
+            problems.append(Problem(where[key], message, name_fields(checked).get(key, ())))
 
 
 def already_entered(
-    roster, problems, where, saved, *, event, one_event, event_names, names
+    roster, problems, where, saved, *, event, one_event, event_names, names, fields=None
 ) -> None:
     """Nobody entered twice in the event, nor — where the notice says so (Anhui: 只能参加
     一个比赛项目) — in two events. ``saved`` is each saved person's events (slugs), keyed as
-    ``where`` is, by (unit pk, name key); ``names`` the names as typed."""
+    ``where`` is, by (unit pk, name key); ``names`` the names as typed; ``fields`` the form
+    fields each name was typed in (:func:`name_fields`)."""
+    fields = fields or {}
     for key in where:
         events = saved.get(key, [])
         who = {"name": names.get(key, key[1]), "unit": roster.name_of(key[0])}
         if event in events:
             message = _("%(name)s（%(unit)s）已报名本项目，同一项目每人只能报一次。") % who
-            problems.append(Problem(where[key], message))
+            problems.append(Problem(where[key], message, fields.get(key, ())))
         elif one_event and events:
             message = _("%(name)s（%(unit)s）已报名%(event)s，每人只能参加一个比赛项目。") % {
                 **who,
                 "event": event_names.get(events[0], events[0]),
             }
-            problems.append(Problem(where[key], message))
+            problems.append(Problem(where[key], message, fields.get(key, ())))
 
 
 def joint_team_clashes(roster: Roster, unit, fielded: set[int], checked) -> list[str]:

@@ -121,8 +121,9 @@ def check_entries(
         if item is not None:
             checked.append(item)
 
-    # The checks across entries run over every form that passed its own checks, so one
-    # submission lists all of its problems at once.
+    # The checks across entries run over every entry and the people of it that were
+    # resolved (a team with a problem too), so one submission lists all of its problems
+    # at once.
     where = rules.places(checked)
     rules.repeated(roster, problems, checked, where)
     active = Entry.objects.filter(event__tournament=tournament, status=Entry.Status.REGISTERED)
@@ -139,6 +140,7 @@ def check_entries(
         event_names=dict(tournament.events.values_list("slug", "name")),
         # A clash names the person as registered (张三丰, when 張三豐 was typed).
         names={**rules.people_names(checked), **saved_names},
+        fields=rules.name_fields(checked),
     )
     fielded = set(active.filter(event=event).values_list("unit_id", flat=True))
     for item in checked:

@@ -152,7 +152,7 @@ def add_entry(request: HttpRequest, slug: str, unit_id: int, event_slug: str) ->
                 leader_units=leader_unit_ids(request.user, tournament),
             )
         except RegistrationError as err:
-            problems = [str(p) for p in err.problems]
+            problems = form.show_problems(err.problems)
         else:
             saved = _("已为%(unit)s报名%(event)s。") % {"unit": unit.name, "event": event.name}
             if not request.htmx:
@@ -203,7 +203,7 @@ def edit_entry(request: HttpRequest, slug: str, entry_id: int) -> HttpResponse:
                     leader_units=leader_unit_ids(request.user, tournament),
                 )
             except RegistrationError as err:
-                problems = [str(p) for p in err.problems]
+                problems = form.show_problems(err.problems)
             else:
                 messages.success(request, _("已修改%(entry)s的报名。") % {"entry": entry.name})
                 return redirect("registration:unit", slug=slug, unit_id=entry.unit_id)

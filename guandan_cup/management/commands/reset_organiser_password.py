@@ -36,12 +36,18 @@ class Command(BaseCommand):
         kept_there = password_file.exists() and user.check_password(
             password_file.read_text(encoding="utf-8").strip()
         )
-        password = reset_password(user=user)
+        reset = reset_password(user=user)
         if kept_there:
-            password_file.write_text(password + "\n", encoding="utf-8")
+            password_file.write_text(reset.password + "\n", encoding="utf-8")
         role = "organiser (superuser)" if user.is_superuser else "account"
-        self.stdout.write(f"New password for {role} {username}: {password}")
+        self.stdout.write(f"New password for {role} {username}: {reset.password}")
+        sessions = "1 session" if reset.sessions_ended == 1 else f"{reset.sessions_ended} sessions"
+        lockouts = (
+            "1 login lockout"
+            if reset.lockouts_lifted == 1
+            else f"{reset.lockouts_lifted} login lockouts"
+        )
         self.stdout.write(
-            "Every session of the account has ended and its lockouts are lifted. "
-            "Change the password after logging in (我的账号 → 修改密码)."
+            f"{sessions} of the account ended (every device is logged out), "
+            f"{lockouts} lifted. Change the password after logging in (我的账号 → 修改密码)."
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.engines.common import RuleSetError
+from scoring.engines.common import TIME_FROM, RuleSetError
 
 TEAMS = ("A", "B")
 ACE = 14
@@ -20,6 +20,12 @@ _LABELS = {11: "J", 12: "Q", 13: "K", 14: "A"}
 
 FAIL_COUNTINGS = ("own_a_cumulative", "own_a_consecutive", "any_lost_deal_at_a")
 TIME_RULES = ("levels_then_last_top", "sudden_death", "draw_allowed")
+# Where the time limit counts from, as the rule line says it (scoring.engines.common).
+TIME_FROM_WORDS = {
+    "scheduled": "从规定开赛时间起计",
+    "start": "从裁判宣布开始起计",
+    "first_deal": "从第一副牌起计",
+}
 
 
 def level_label(level: int) -> str:
@@ -79,6 +85,9 @@ class RuleSet:
     games_to_win: int = 1
     time_limit_minutes: int | None = 60
     time_rule: str = "levels_then_last_top"
+    # Where the limit counts from: "scheduled", "start" (the referee's 开始 at the table) or
+    # "first_deal" (scoring.engines.common.TIME_FROM).
+    time_from: str = "start"
     default_penalty_levels: int = 2
     forfeit_ends_event: bool = False
     # A team tie is won by a majority of its tables; once it is decided the table still in
@@ -136,6 +145,7 @@ class RuleSet:
             "time_limit_minutes must be None or a whole number >= 1",
         )
         need(self.time_rule in TIME_RULES, f"time_rule must be one of {TIME_RULES}")
+        need(self.time_from in TIME_FROM, f"time_from must be one of {TIME_FROM}")
         # Comparing levels at time-up is only defined inside one game; with several games
         # to win only sudden death says what happens (docs/rules.md, "Time up").
         need(
@@ -172,6 +182,7 @@ class RuleSet:
             "games_to_win": self.games_to_win,
             "time_limit_minutes": self.time_limit_minutes,
             "time_rule": self.time_rule,
+            "time_from": self.time_from,
             "default_penalty_levels": self.default_penalty_levels,
             "forfeit_ends_event": self.forfeit_ends_event,
             "play_out_decided_ties": self.play_out_decided_ties,
@@ -229,7 +240,7 @@ class RuleSet:
             time = "不限时"
         else:
             time = (
-                f"限时{self.time_limit_minutes}分钟，"
+                f"限时{self.time_limit_minutes}分钟（{TIME_FROM_WORDS[self.time_from]}），"
                 + {
                     "levels_then_last_top": "到时比级数，同级看末副上游",
                     "sudden_death": "到时进入突然死亡法",
@@ -245,6 +256,8 @@ NANTONG_2014 = RuleSet(
     promotion=(3, 2, 1),
     time_limit_minutes=60,
     time_rule="levels_then_last_top",
+    # 每场比赛时间为1小时: each match's own hour, from its start at the table.
+    time_from="start",
     default_penalty_levels=2,  # the notice fixes no amount; the referee page defaults to 2
 )
 ANHUI_2021 = RuleSet(
@@ -257,6 +270,9 @@ ANHUI_2021 = RuleSet(
     games_to_win=2,
     time_limit_minutes=150,
     time_rule="sudden_death",
+    # 每场比赛时间为两个半小时…由裁判长鸣哨，宣布全场选手同时进入: the whole hall's round
+    # from its scheduled start.
+    time_from="scheduled",
     default_penalty_levels=2,
     forfeit_ends_event=True,
 )

@@ -542,6 +542,7 @@ BAD_CONFIGS = [
     ("reset_to_a", {"a_fail_reset_to": 14}),
     ("games_zero", {"games_to_win": 0}),
     ("unknown_time_rule", {"time_rule": "coin_toss"}),
+    ("unknown_time_from", {"time_from": "lunch"}),
     ("levels_rule_with_best_of_3", {"games_to_win": 2}),
     ("penalty_default_zero", {"default_penalty_levels": 0}),
     ("unknown_key", {"colour": "red"}),
@@ -564,11 +565,15 @@ def test_from_dict_needs_the_core_keys():
 def test_summary_lines_for_score_sheets():
     assert (
         NANTONG_2014.summary_zh()
-        == "升级3/2/1；A必打；一局定胜负；限时60分钟，到时比级数，同级看末副上游"
+        == "升级3/2/1；A必打；一局定胜负；限时60分钟（从裁判宣布开始起计），"
+        "到时比级数，同级看末副上游"
     )
     assert ANHUI_2021.summary_zh() == (
-        "升级5/3/1；A必打，累计3次打A未过退回2；三局两胜；限时150分钟，到时进入突然死亡法"
+        "升级5/3/1；A必打，累计3次打A未过退回2；三局两胜；限时150分钟（从规定开赛时间起计），"
+        "到时进入突然死亡法"
     )
+    first_deal = RuleSet.from_dict({**NANTONG_2014.to_dict(), "time_from": "first_deal"})
+    assert "限时60分钟（从第一副牌起计）" in first_deal.summary_zh()
     assert "须双上" in DOUBLE_UP_AH.summary_zh() and "退回K" in RESET_TO_K.summary_zh()
     assert "平局" in DRAW_ALLOWED.summary_zh() and "连续3次" in CONSECUTIVE.summary_zh()
 
@@ -814,3 +819,53 @@ def test_a_custom_rule_set_may_not_take_a_presets_id(discipline, preset):
     with pytest.raises(ValueError, match="preset"):
         scorer_for(discipline, "", config)
     assert scorer_for(discipline, "", {**config, "id": "my-rules"}).id == "my-rules"
+
+
+# ----------------------------------------------------------------------- the clock
+
+
+def test_each_notice_counts_its_time_limit_from_where_it_says():
+    # Nantong: 每场比赛时间为1小时 — each match from its own start at the table.
+    assert NANTONG_2014.time_from == "start"
+    # Anhui: 每场比赛时间为两个半小时…裁判长鸣哨，宣布全场选手同时进入 — the round's schedule.
+    assert ANHUI_2021.time_from == "scheduled"
+    # A custom rule set that does not say counts from 开始 (and the first deal without it).
+    config = {k: v for k, v in NANTONG_2014.to_dict().items() if k != "time_from"}
+    assert RuleSet.from_dict({**config, "id": "club"}).time_from == "start"
+    assert RuleSet.from_dict(NANTONG_2014.to_dict()) == NANTONG_2014
+
+
+@pytest.mark.parametrize(
+    "time_from, known, expected",
+    [
+        ("scheduled", ("8:30", "8:40", "8:45"), "8:30"),
+        ("scheduled", (None, "8:40", "8:45"), "8:40"),  # no schedule: the 开始
+        ("scheduled", (None, None, "8:45"), "8:45"),
+        ("start", ("8:30", "8:40", "8:45"), "8:40"),
+        ("start", ("8:30", None, "8:45"), "8:45"),  # no 开始 tapped: the first deal
+        ("start", ("8:30", None, None), None),  # the schedule is not the table's start
+        ("first_deal", ("8:30", "8:40", "8:45"), "8:45"),
+        ("first_deal", ("8:30", "8:40", None), None),
+    ],
+)
+def test_the_clock_starts_where_the_rule_set_says_and_falls_back_on_later_moments(
+    time_from, known, expected
+):
+    from scoring.engines.common import clock_start
+
+    scheduled, start, first_deal = known
+    got = clock_start(time_from, scheduled=scheduled, start=start, first_deal=first_deal)
+    assert got == expected
+
+
+def test_a_scorer_starts_the_clock_as_its_rule_set_says():
+    from scoring.engines.scorer import Scorer
+
+    nantong, anhui = Scorer("guandan", NANTONG_2014), Scorer("guandan", ANHUI_2021)
+    assert nantong.clock_start(scheduled=0, start=5, first_deal=9) == 5
+    assert nantong.clock_start(scheduled=0, start=None, first_deal=9) == 9
+    assert nantong.clock_start(scheduled=0, start=None, first_deal=None) is None
+    assert anhui.clock_start(scheduled=0, start=5, first_deal=9) == 0
+    from scoring.engines.scorer import scorer_for
+
+    assert scorer_for("xiangqi", "").time_from == "first_deal"  # a sport with no say

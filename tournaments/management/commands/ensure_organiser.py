@@ -8,7 +8,8 @@ from django.core.management.base import BaseCommand
 class Command(BaseCommand):
     help = (
         "Create the local organiser account (superuser) if it does not exist and print its login. "
-        "The generated password is kept in var/organiser-password.txt (not in git)."
+        "The generated password is kept in var/organiser-password.txt (not in git) and printed "
+        "while it is still the account's; once changed, it is never printed again."
     )
 
     def add_arguments(self, parser):
@@ -27,11 +28,13 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"Created organiser account — username: {username}  password: {password}"
             )
-        elif password_file.exists():
-            password = password_file.read_text(encoding="utf-8").strip()
-            self.stdout.write(f"Organiser account — username: {username}  password: {password}")
-        else:
-            self.stdout.write(
-                f"Organiser account {username!r} exists; its password was set elsewhere "
-                f"(reset it with: python manage.py changepassword {username})."
-            )
+            return
+        kept = password_file.read_text(encoding="utf-8").strip() if password_file.exists() else ""
+        if kept and user.check_password(kept):
+            self.stdout.write(f"Organiser account — username: {username}  password: {kept}")
+            return
+        self.stdout.write(
+            f"Organiser account {username!r} exists; its password has been changed since it "
+            f"was created (or was set elsewhere), so it is not shown. Forgotten? Run: "
+            f"python manage.py reset_organiser_password {username}"
+        )

@@ -9,8 +9,9 @@ from tournaments.registration.spreadsheets.export import export_workbook
 
 class Command(BaseCommand):
     help = (
-        "Export all registered entries of an event as an Excel registration form (.xlsx) "
-        "in the layout of the template, so it can be edited and imported again."
+        "Export every entry of an event — withdrawn and disqualified ones too, each with its "
+        "state (状态) — as an Excel registration form (.xlsx) in the layout of the template, "
+        "so it can be edited and imported again (the import takes the registered ones)."
     )
 
     def add_arguments(self, parser):
@@ -26,5 +27,7 @@ class Command(BaseCommand):
             path.write_bytes(data)
         except OSError as exc:
             raise CommandError(f"无法写入文件“{path}”：{exc.strerror or exc}") from None
-        count = event.entries.filter(status=Entry.Status.REGISTERED).count()
-        self.stdout.write(f"已导出{count}个报名（{event}）到{path}。")
+        count = event.entries.count()
+        out = count - event.entries.filter(status=Entry.Status.REGISTERED).count()
+        states = f"，其中{out}个不是“已报名”状态（见“状态”列）" if out else ""
+        self.stdout.write(f"已导出{count}个报名（{event}）到{path}{states}。")

@@ -26,7 +26,8 @@ class Command(BaseCommand):
     help = (
         "Import an Excel registration form (报名表, .xlsx) into an event as the organiser. "
         "Every problem is listed with its row and nothing is saved unless the whole file is "
-        "valid (exit status 1 on problems)."
+        "valid (exit status 1 on problems). Rows whose 状态 (an export's state column) is not "
+        "已报名 are not imported, and listed."
     )
 
     def add_arguments(self, parser):
@@ -61,3 +62,7 @@ class Command(BaseCommand):
             )
         else:
             self.stdout.write(f"已导入{len(result.entries)}个报名到{event}。")
+        if result.left_out:
+            self.stdout.write(f"另有{len(result.left_out)}个报名不是“已报名”状态，未导入：")
+            for note in result.left_out:
+                self.stdout.write(str(note))

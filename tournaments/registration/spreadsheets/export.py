@@ -1,9 +1,12 @@
-"""The export: an event's registered entries as rows of its form (:func:`export_workbook`),
-which imports again into an empty copy of the event."""
+"""The export: every entry of an event as rows of its form, with its state
+(:func:`export_workbook`); it imports again into an empty copy of the event, which takes the
+entries still registered and says which it left out."""
 
 from __future__ import annotations
 
-from tournaments.models import Entry, Event
+from django.utils import translation
+
+from tournaments.models import Event
 from tournaments.registration.spreadsheets.layout import (
     FIRST,
     GENDER,
@@ -13,6 +16,8 @@ from tournaments.registration.spreadsheets.layout import (
     ON_SITE,
     PLAYER_UNIT,
     SECOND,
+    STATUS,
+    STATUS_REASON,
     UNIT,
     YES,
 )
@@ -20,20 +25,22 @@ from tournaments.registration.spreadsheets.template import write_workbook
 
 
 def export_workbook(event: Event) -> bytes:
-    """All registered entries of the event, in the layout of the template."""
-    return write_workbook(event, rows=_entry_rows(event), example=None)
+    """Every entry of the event — withdrawn, eliminated and disqualified ones too — in the
+    layout of the template, each with its state and its reason (状态, 状态原因)."""
+    return write_workbook(event, rows=_entry_rows(event), example=None, states=True)
 
 
 def _entry_rows(event: Event) -> list[dict]:
     entries = (
-        event.entries.filter(status=Entry.Status.REGISTERED)
-        .select_related("unit", "player__unit")
+        event.entries.select_related("unit", "player__unit")
         .prefetch_related("pairs__first__unit", "pairs__second__unit")
         .order_by("id")
     )
     rows = []
     for entry in entries:
         on_site = YES if entry.on_site else ""
+        with translation.override("zh-hans"):  # the form's words are Chinese
+            state = {STATUS: str(entry.get_status_display()), STATUS_REASON: entry.status_reason}
 
         def person(prefix, player, entry=entry):
             own_unit = "" if player.unit_id == entry.unit_id else player.unit.name
@@ -44,7 +51,9 @@ def _entry_rows(event: Event) -> list[dict]:
             }
 
         if entry.player is not None:
-            rows.append({UNIT: entry.unit.name, **person("", entry.player), ON_SITE: on_site})
+            rows.append(
+                {UNIT: entry.unit.name, **person("", entry.player), ON_SITE: on_site, **state}
+            )
             continue
         for pair in entry.pairs.all():
             rows.append(
@@ -54,6 +63,7 @@ def _entry_rows(event: Event) -> list[dict]:
                     **person(FIRST, pair.first),
                     **person(SECOND, pair.second),
                     ON_SITE: on_site,
+                    **state,
                 }
             )
     return rows

@@ -2,7 +2,9 @@
 
 Reading never raises for a bad file: every problem (an unreadable file, missing headers, a bad
 row) comes back as a :class:`~tournaments.registration.services.Problem` naming the row as Excel
-shows it ("第7行", "第7–9行"). All checks and all writes go through
+shows it ("第7行", "第7–9行"), and the cell where one cell is at fault ("第12行 C列"). A team
+whose rows have a problem is still read, so that its people are checked too: one file lists
+every problem at once. All checks and all writes go through
 :mod:`tournaments.registration.services`; nothing is saved unless the whole file is valid.
 """
 
@@ -20,25 +22,21 @@ from tournaments.access import is_organiser
 from tournaments.models import Entry, Event, Unit
 from tournaments.registration.services import (
     EntryForm,
-    PersonForm,
     Problem,
     RegistrationError,
     check_entries,
     register_entries,
 )
+from tournaments.registration.spreadsheets import reading
 from tournaments.registration.spreadsheets.layout import (
     COLUMNS,
     EXAMPLE_PREFIX,
-    FIRST,
-    GENDER,
     JOINT_EXTRA,
-    NAME,
     NO,
     NUMBER,
     ON_SITE,
     OPTIONAL,
-    PLAYER_UNIT,
-    SECOND,
+    STATE_COLUMNS,
     UNIT,
     YES,
 )
@@ -54,11 +52,14 @@ from tournaments.registration.spreadsheets.safety import (
 @dataclass
 class ImportResult:
     """What an import did: ``entries`` created (none for a dry run or on any problem), the
-    ``forms`` read from the file (what would be registered) and every ``problem``."""
+    ``forms`` read from the file (what would be registered), every ``problem``, and the
+    entries ``left_out`` because the file's 状态 says they no longer play (an export's
+    withdrawn or disqualified entries), each where it is and in what state."""
 
     entries: list[Entry] = field(default_factory=list)
     forms: list[EntryForm] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    left_out: list[Problem] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -87,21 +88,6 @@ def _header_key(value) -> str:
     return text
 
 
-def _rows_text(rows: list[int]) -> str:
-    """[7, 8, 9, 12] -> "第7–9、12行"."""
-    numbers = sorted(set(rows))
-    parts: list[str] = []
-    start = prev = numbers[0]
-    for n in numbers[1:] + [None]:
-        if n is not None and n == prev + 1:
-            prev = n
-            continue
-        parts.append(str(start) if start == prev else f"{start}–{prev}")
-        if n is not None:
-            start = prev = n
-    return _("第%(rows)s行") % {"rows": "、".join(parts)}
-
-
 def _row_key(problem: Problem) -> int:
     match = re.search(r"\d+", problem.where)
     return int(match.group()) if match else 0
@@ -110,7 +96,7 @@ def _row_key(problem: Problem) -> int:
 def _find_header(values: tuple, kind: str) -> tuple[dict[str, int], list[str], int]:
     """The columns of a candidate header row: {header: index}, the required headers it
     lacks, and how many known headers it has."""
-    known = COLUMNS[kind] + tuple(JOINT_EXTRA.get(kind, {}).values())
+    known = COLUMNS[kind] + tuple(JOINT_EXTRA.get(kind, {}).values()) + STATE_COLUMNS
     found: dict[str, int] = {}
     for index, value in enumerate(values):
         key = _header_key(value)
@@ -121,10 +107,13 @@ def _find_header(values: tuple, kind: str) -> tuple[dict[str, int], list[str], i
     return found, missing, len(found)
 
 
-def parse_workbook(event: Event, data) -> tuple[list[EntryForm], list[Problem]]:
+def parse_workbook(
+    event: Event, data, left_out: list[Problem] | None = None
+) -> tuple[list[EntryForm], list[Problem]]:
     """Read an .xlsx form of ``event`` (bytes or a file): the entry forms it holds and every
-    problem found while reading (rows as Excel numbers them). Teams and rows with a problem
-    are left out of the forms. Never raises for a bad file, and never touches the database."""
+    problem found while reading (rows as Excel numbers them). Never raises for a bad file,
+    and never touches the database. Entries whose 状态 is not 已报名 are not among the
+    forms: each is added to ``left_out``, where it is and in what state."""
     raw, problem = read_upload(data)
     if problem is None:
         problem = archive_problem(raw)
@@ -135,7 +124,7 @@ def parse_workbook(event: Event, data) -> tuple[list[EntryForm], list[Problem]]:
     except Exception:  # openpyxl raises many kinds on a damaged file
         return [], [Problem("", _("无法打开这个Excel文件，它可能已损坏；请另存为.xlsx后再试。"))]
     try:
-        rows, problems = _read_rows(book, event)
+        rows, columns, problems = _read_rows(book, event)
     finally:
         book.close()
     if problems:
@@ -148,10 +137,11 @@ def parse_workbook(event: Event, data) -> tuple[list[EntryForm], list[Problem]]:
             )
         ]
     problems = []
+    rows = reading.registered(rows, columns, event, problems, [] if left_out is None else left_out)
     if event.entry_kind == Event.EntryKind.TEAM:
-        forms = _team_forms(event, rows, problems)
+        forms = reading.team_forms(event, rows, columns, problems)
     else:
-        forms = _row_forms(event, rows, problems)
+        forms = reading.row_forms(event, rows, columns, problems)
     problems.sort(key=_row_key)
     return forms, problems
 
@@ -174,9 +164,11 @@ def _values(rows):
         yield values
 
 
-def _read_rows(book, event: Event) -> tuple[list[tuple[int, dict[str, str]]], list[Problem]]:
+def _read_rows(
+    book, event: Event
+) -> tuple[list[tuple[int, dict[str, str]]], dict[str, int], list[Problem]]:
     """The data rows of the first sheet with the event's headers: (Excel row number,
-    {header: text}), without blank and 示例 rows."""
+    {header: text}), without blank and 示例 rows; and the headers' columns (0 for A)."""
     kind = event.entry_kind
     best: tuple[int, list[str]] | None = None
     for sheet in book.worksheets:
@@ -188,14 +180,19 @@ def _read_rows(book, event: Event) -> tuple[list[tuple[int, dict[str, str]]], li
         rows_iter = _values(sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS + 1))
         for number, values in enumerate(rows_iter, start=1):
             if values is _DAMAGED:
-                return [], [Problem("", _("无法读取这个Excel文件的内容，它可能已损坏。"))]
+                return [], {}, [Problem("", _("无法读取这个Excel文件的内容，它可能已损坏。"))]
             if len(values) > MAX_COLUMNS and values[MAX_COLUMNS] not in (None, ""):
-                return [], [
-                    Problem(
-                        _("第%(n)s行") % {"n": number},
-                        _("表格超过%(n)s列，无法导入；请只保留报名表的各列。") % {"n": MAX_COLUMNS},
-                    )
-                ]
+                return (
+                    [],
+                    {},
+                    [
+                        Problem(
+                            _("第%(n)s行") % {"n": number},
+                            _("表格超过%(n)s列，无法导入；请只保留报名表的各列。")
+                            % {"n": MAX_COLUMNS},
+                        )
+                    ],
+                )
             if columns is None:
                 if number > HEADER_SEARCH_ROWS:
                     break
@@ -204,16 +201,20 @@ def _read_rows(book, event: Event) -> tuple[list[tuple[int, dict[str, str]]], li
                     if kind != Event.EntryKind.TEAM and any(
                         _header_key(v) == NUMBER for v in values
                     ):
-                        return [], [
-                            Problem(
-                                _("第%(n)s行") % {"n": number},
-                                _(
-                                    "表头有“对序号”，这是团体赛的报名表；"
-                                    "请使用%(event)s的报名表模板。"
+                        return (
+                            [],
+                            {},
+                            [
+                                Problem(
+                                    _("第%(n)s行") % {"n": number},
+                                    _(
+                                        "表头有“对序号”，这是团体赛的报名表；"
+                                        "请使用%(event)s的报名表模板。"
+                                    )
+                                    % {"event": event.name},
                                 )
-                                % {"event": event.name},
-                            )
-                        ]
+                            ],
+                        )
                     columns = found
                 elif score and (best is None or score > best[0]):
                     best = (score, missing)
@@ -228,17 +229,21 @@ def _read_rows(book, event: Event) -> tuple[list[tuple[int, dict[str, str]]], li
                     break  # blank formatted rows all the way down
                 continue
             if number > MAX_ROWS:
-                return [], [
-                    Problem(
-                        "",
-                        _("表格超过%(n)s行，无法导入；请分成几个文件。") % {"n": MAX_ROWS},
-                    )
-                ]
+                return (
+                    [],
+                    {},
+                    [
+                        Problem(
+                            "",
+                            _("表格超过%(n)s行，无法导入；请分成几个文件。") % {"n": MAX_ROWS},
+                        )
+                    ],
+                )
             if row[UNIT].startswith(EXAMPLE_PREFIX):
                 continue
             rows.append((number, row))
         if columns is not None:
-            return rows, []
+            return rows, columns, []
     expected = "、".join(f"“{h}”" for h in COLUMNS[kind] if h not in OPTIONAL)
     if best is not None:
         message = _("找不到完整的表头：缺少%(missing)s。本项目的报名表须有%(expected)s等列。") % {
@@ -249,121 +254,7 @@ def _read_rows(book, event: Event) -> tuple[list[tuple[int, dict[str, str]]], li
         message = _("找不到表头行（须有%(expected)s等列）；请使用本项目下载的报名表模板。") % {
             "expected": expected
         }
-    return [], [Problem("", message)]
-
-
-def _on_site(number: int, row: dict[str, str], problems: list[Problem]) -> bool | None:
-    value = row.get(ON_SITE, "")
-    if value in ("", NO):
-        return False
-    if value == YES:
-        return True
-    problems.append(
-        Problem(
-            _("第%(n)s行") % {"n": number},
-            _("现场报名“%(value)s”无法识别，请填“是”或留空。") % {"value": value},
-        )
-    )
-    return None
-
-
-def _person(row: dict[str, str], prefix: str) -> PersonForm:
-    return PersonForm(
-        name=row.get(prefix + NAME, ""),
-        gender=row.get(prefix + GENDER, ""),
-        unit=row.get(prefix + PLAYER_UNIT, ""),
-    )
-
-
-def _row_forms(event, rows, problems: list[Problem]) -> list[EntryForm]:
-    forms = []
-    for number, row in rows:
-        where = _("第%(n)s行") % {"n": number}
-        if not row[UNIT]:
-            problems.append(Problem(where, _("未填写单位。")))
-            continue
-        on_site = _on_site(number, row, problems)
-        if on_site is None:
-            continue
-        if event.entry_kind == Event.EntryKind.SINGLE:
-            form = EntryForm(unit=row[UNIT], player=_person(row, ""), on_site=on_site, where=where)
-        else:
-            pair = (_person(row, FIRST), _person(row, SECOND))
-            form = EntryForm(unit=row[UNIT], pairs=[pair], on_site=on_site, where=where)
-        forms.append(form)
-    return forms
-
-
-def _pair_number(text: str) -> int | None:
-    match = re.fullmatch(r"(\d+)(?:\.0+)?", text)
-    return int(match.group(1)) if match else None
-
-
-def _team_forms(event, rows, problems: list[Problem]) -> list[EntryForm]:
-    """Group the rows by 单位 (first-seen order); a row with a blank 单位 right after a team's
-    rows belongs to it (a merged 单位 cell reads as blank below its first row)."""
-    teams: dict[str, list[tuple[int, dict[str, str]]]] = {}
-    previous = ""
-    for number, row in rows:
-        unit = row[UNIT] or previous
-        if not unit:
-            problems.append(Problem(_("第%(n)s行") % {"n": number}, _("未填写单位。")))
-            continue
-        teams.setdefault(unit, []).append((number, row))
-        previous = unit
-
-    wanted = event.pairs_per_team
-    forms = []
-    for unit, team_rows in teams.items():
-        before = len(problems)
-        all_blank = all(not row.get(NUMBER) for _n, row in team_rows)
-        numbered: list[tuple[int, int, dict[str, str]]] = []
-        seen: dict[int, int] = {}
-        on_site = False
-        for position, (number, row) in enumerate(team_rows, start=1):
-            where = _("第%(n)s行") % {"n": number}
-            flag = _on_site(number, row, problems)
-            on_site = on_site or bool(flag)
-            text = row.get(NUMBER, "")
-            if all_blank:
-                numbered.append((position, number, row))
-                continue
-            if not text:
-                problems.append(Problem(where, _("未填写对序号。")))
-                continue
-            pair_number = _pair_number(text)
-            if pair_number is None or not 1 <= pair_number <= wanted:
-                problems.append(
-                    Problem(
-                        where,
-                        _("对序号“%(value)s”有误，须是1到%(n)s的整数（每队%(n)s对）。")
-                        % {"value": text, "n": wanted},
-                    )
-                )
-                continue
-            if pair_number in seen:
-                problems.append(
-                    Problem(
-                        where,
-                        _("%(unit)s的对序号%(value)s与第%(row)s行重复。")
-                        % {"unit": unit, "value": pair_number, "row": seen[pair_number]},
-                    )
-                )
-                continue
-            seen[pair_number] = number
-            numbered.append((pair_number, number, row))
-        if len(problems) > before:
-            continue
-        numbered.sort(key=lambda item: item[0])
-        forms.append(
-            EntryForm(
-                unit=unit,
-                pairs=[(_person(row, FIRST), _person(row, SECOND)) for _p, _n, row in numbered],
-                on_site=on_site,
-                where=_rows_text([number for number, _row in team_rows]),
-            )
-        )
-    return forms
+    return [], {}, [Problem("", message)]
 
 
 # ---------------------------------------------------------------- importing
@@ -390,7 +281,8 @@ def import_workbook(
     (not an organiser) is held to the leader's rules (registration open, the deadline, no
     on-site entries), as on the web form."""
     organiser = unit is None or is_organiser(user, event.tournament)
-    forms, problems = parse_workbook(event, data)
+    left_out: list[Problem] = []
+    forms, problems = parse_workbook(event, data, left_out)
     if unit is not None:
         problems = _merge(problems, _other_units(forms, unit))
     leader_units = {unit.pk} if unit is not None else None
@@ -400,21 +292,23 @@ def import_workbook(
             check_entries(event, forms, organiser=organiser, leader_units=leader_units)[0],
         )
     if problems or dry_run:
-        return ImportResult(entries=[], forms=forms, problems=problems)
+        return ImportResult(entries=[], forms=forms, problems=problems, left_out=left_out)
     try:
         entries = register_entries(
             event=event, forms=forms, user=user, organiser=organiser, leader_units=leader_units
         )
     except RegistrationError as exc:
-        return ImportResult(entries=[], forms=forms, problems=_merge(exc.problems))
-    return ImportResult(entries=entries, forms=forms, problems=[])
+        return ImportResult(
+            entries=[], forms=forms, problems=_merge(exc.problems), left_out=left_out
+        )
+    return ImportResult(entries=entries, forms=forms, problems=[], left_out=left_out)
 
 
 def _other_units(forms: list[EntryForm], unit: Unit) -> list[Problem]:
     """A unit's own form names only that unit (an example row is skipped when read)."""
     return [
         Problem(
-            form.where,
+            form.at.get("unit") or form.where,
             _("这份报名表只能填写%(unit)s的报名（这里是“%(other)s”）。")
             % {"unit": unit.name, "other": form.unit},
         )

@@ -8,7 +8,9 @@ names, so a file the app writes is a file it reads.
 
 from __future__ import annotations
 
-from tournaments.models import Event, Unit
+from django.utils import translation
+
+from tournaments.models import Entry, Event, Unit
 
 UNIT = "单位"
 NUMBER = "对序号"
@@ -19,6 +21,11 @@ ON_SITE = "现场报名"
 FIRST, SECOND = "选手一", "选手二"
 EXAMPLE_PREFIX = "示例"
 YES, NO = "是", "否"
+# The export's own columns: every entry with its state (已报名, 已退赛, 取消资格 …) and the
+# reason. A form read with them imports the entries still registered (a blank 状态 is one)
+# and says which it left out; the blank template has neither.
+STATUS, STATUS_REASON = "状态", "状态原因"
+STATE_COLUMNS = (STATUS, STATUS_REASON)
 
 COLUMNS: dict[str, tuple[str, ...]] = {
     Event.EntryKind.TEAM: (
@@ -52,6 +59,8 @@ OPTIONAL = {
     SECOND + PLAYER_UNIT,
     PLAYER_UNIT,
     ON_SITE,
+    STATUS,
+    STATUS_REASON,
 }
 # Pair and single layouts get 所属单位 columns only where a joint team (联队) could need them.
 JOINT_EXTRA = {
@@ -62,9 +71,25 @@ JOINT_EXTRA = {
     Event.EntryKind.SINGLE: {GENDER: PLAYER_UNIT},
 }
 # Matched by the end of the header, so 所属单位 comes before 单位.
-WIDTHS = {PLAYER_UNIT: 14, UNIT: 18, NUMBER: 8, NAME: 12, GENDER: 10, ON_SITE: 10}
+WIDTHS = {
+    PLAYER_UNIT: 14,
+    UNIT: 18,
+    NUMBER: 8,
+    NAME: 12,
+    GENDER: 10,
+    ON_SITE: 10,
+    STATUS: 10,
+    STATUS_REASON: 24,
+}
 GENDER_TEXT = {"M": "男", "F": "女"}
 TITLE_ROW, HEADER_ROW = 1, 2
+
+
+def state_words() -> dict[str, str]:
+    """Each entry state by the word the form writes for it (已报名 …), in Chinese whatever
+    the language of the page that asks: the form's headers and words are Chinese."""
+    with translation.override("zh-hans"):
+        return {str(label): value for value, label in Entry.Status.choices}
 
 
 def columns_for(event: Event) -> tuple[str, ...]:

@@ -24,6 +24,8 @@ from tournaments.registration.spreadsheets.layout import (
     ON_SITE,
     PLAYER_UNIT,
     SECOND,
+    STATE_COLUMNS,
+    STATUS,
     TITLE_ROW,
     UNIT,
     WIDTHS,
@@ -56,11 +58,13 @@ def _example_row(event: Event, unit: Unit | None = None) -> dict:
     return {UNIT: label, NUMBER: 1, **people}
 
 
-def write_workbook(event: Event, *, rows: list[dict], example: dict | None) -> bytes:
+def write_workbook(
+    event: Event, *, rows: list[dict], example: dict | None, states: bool = False
+) -> bytes:
     """The event's form as .xlsx bytes: ``rows`` ({header: value}) below the headers, after
-    the greyed ``example`` row if there is one."""
+    the greyed ``example`` row if there is one; with ``states``, the 状态 columns too."""
     tournament = event.tournament
-    columns = columns_for(event)
+    columns = columns_for(event) + (STATE_COLUMNS if states else ())
     units = [u.name for u in tournament.units.order_by("id")]
 
     book = Workbook()
@@ -161,6 +165,11 @@ def _write_notes(notes, event: Event, columns: tuple[str, ...], units: list[str]
         f"8. 以“{EXAMPLE_PREFIX}”开头的行不会导入，可以删除；请勿修改表头。"
         "整个文件没有错误才会导入，有错误时会逐行列出，什么也不保存。"
     )
+    if STATUS in columns:
+        lines.append(
+            f"9. “{STATUS}”列出每个报名的状态：再次导入时只导入“已报名”（或留空）的行，"
+            "已退赛、资格终止、取消资格的报名不导入，导入结果会列出它们。"
+        )
     for row, text in enumerate(lines, start=1):
         notes.cell(row=row, column=1, value=text)
     notes["A1"].font = Font(bold=True, size=13)

@@ -54,6 +54,12 @@ def import_flow(
             return render(request, TEMPLATE, context, status=422)
         request.session.pop(session_key, None)
         messages.success(request, _("已导入%(n)s个报名。") % {"n": len(result.entries)})
+        if result.left_out:
+            messages.info(
+                request,
+                _("另有%(n)s个报名不是“已报名”状态，未导入：%(which)s")
+                % {"n": len(result.left_out), "which": "；".join(map(str, result.left_out))},
+            )
         return redirect(done)
     upload = request.FILES.get("file")
     problem = None
@@ -70,7 +76,10 @@ def import_flow(
     data = upload.read()
     result = run(data, True)
     context.update(
-        filename=upload.name, problems=[str(p) for p in result.problems], forms=result.forms
+        filename=upload.name,
+        problems=[str(p) for p in result.problems],
+        forms=result.forms,
+        left_out=[str(p) for p in result.left_out],
     )
     if result.problems:
         request.session.pop(session_key, None)

@@ -48,7 +48,13 @@ def test_a_team_leader_registers_three_pairs_on_a_phone(live_server, phone_page,
     section.get_by_role("button", name="提交报名").click()
     alert = page.locator("#event-guandan .problems")
     alert.wait_for()
-    assert "赵一（体育）在本次报名中出现了2次" in alert.inner_text()
+    assert "请改正下面标出的问题" in alert.inner_text()
+    # Both fields the name was typed in are marked, with the message under each.
+    for seat in ("p1_1", "p3_2"):
+        field = page.locator(f"#event-guandan [name='guandan-{seat}_name']")
+        assert field.get_attribute("aria-invalid") == "true"
+        said = page.locator(f"#event-guandan label:has([name='guandan-{seat}_name']) .error")
+        assert "赵一（体育）在本次报名中出现了2次" in said.inner_text()
     assert page.locator("#event-guandan [name='guandan-p3_1_name']").input_value() == "周五"
 
     page.locator("#event-guandan [name='guandan-p3_2_name']").fill("吴六")

@@ -114,7 +114,9 @@ def test_bad_input_gets_the_rule_and_keeps_what_was_typed(client, nantong):
     )
     assert response.status_code == 422
     html = response.content.decode()
-    assert "第3对选手二的姓名为空。" in html
+    assert "第3对选手2的姓名为空。" in html  # the form's words: 第3对 · 选手2
+    # One problem hides no other: 赵一 twice is said at once too.
+    assert "赵一（体育）在本次报名中出现了2次" in html
     assert 'value="周五"' in html  # nothing typed is lost
     assert not nantong_entries().exists()
     twice = ["赵一", "钱二", "孙三", "李四", "周五", "赵一"]
@@ -363,7 +365,7 @@ def test_the_organiser_imports_an_excel_form_after_a_preview(client, nantong, or
     html = response.content.decode()
     assert "未导入任何报名" in html
     assert "第2–3行：每队须报3对选手，这里有2对。" in html
-    assert "第4行：单位“无此单位”不在本比赛的单位名单中。" in html
+    assert "第4行 A列：单位“无此单位”不在本比赛的单位名单中。" in html
     assert not nantong_entries().exists()
 
     rows = [["行政", n, f"行{n}甲", "男", "", f"行{n}乙", "女", ""] for n in (1, 2, 3)]
@@ -384,6 +386,33 @@ def test_the_organiser_imports_an_excel_form_after_a_preview(client, nantong, or
     response = client.post(url, {"confirm": "1"}, follow=True)
     assert "请先上传并检查报名表。" in response.content.decode()
     assert nantong_entries().count() == 1
+
+
+def test_the_organisers_export_lists_a_withdrawn_team_and_its_import_says_it_is_left_out(
+    client, nantong, organiser
+):
+    import io
+
+    from tournaments.registration.services import withdraw_entry
+
+    client.force_login(organiser)
+    for unit_name, prefix in (("体育", "体"), ("行政", "行")):
+        names = [f"{prefix}{n}{seat}" for n in (1, 2, 3) for seat in "甲乙"]
+        assert client.post(add_url(nantong, unit_name), team_post(names=names)).status_code == 302
+    withdraw_entry(entry=nantong_entries().get(unit__name="行政"), reason="人员调整")
+    export = client.get(reverse("manage:entries-export", args=[nantong.slug, "guandan"]))
+    nantong_entries().delete()
+    upload = io.BytesIO(export.content)
+    upload.name = "报名.xlsx"
+    url = reverse("manage:entries-import", args=[nantong.slug, "guandan"])
+    html = client.post(url, {"file": upload}).content.decode()
+    assert "检查通过：将导入 1 个报名" in html
+    assert "以下报名不是“已报名”状态，不导入：" in html
+    assert "<li>第6–8行：行政的报名为“已退赛”（人员调整），不导入。</li>" in html
+    response = client.post(url, {"confirm": "1"}, follow=True)
+    assert "已导入1个报名。" in response.content.decode()
+    assert "另有1个报名不是“已报名”状态，未导入" in response.content.decode()
+    assert [e.unit.name for e in nantong_entries()] == ["体育"]
 
 
 def test_the_organiser_downloads_the_template_and_the_export(client, nantong, organiser):
@@ -411,7 +440,7 @@ def test_a_leader_who_chose_english_gets_english_messages(client, nantong):
         add_url(nantong, "体育"), team_post(names=names), headers={"HX-Request": "true"}
     )
     html = response.content.decode()
-    assert "Pair 3, second player: the name is empty." in html
+    assert "Pair 3, Player 2: the name is empty." in html  # as the form names the seat
     assert ">Register</button>" in html
 
 
@@ -431,3 +460,44 @@ def test_withdrawal_is_not_offered_once_the_event_is_over(client, demo):
     html = client.get(edit).content.decode()
     assert "本项目已结束，名次已定，不能再退赛。" in html
     assert "确认退赛" not in html
+
+
+def _field_tag(html: str, name: str) -> str:
+    import re
+
+    found = re.search(rf'<(?:input|select)[^>]*name="{name}"[^>]*>', html)
+    assert found, name
+    return found.group(0)
+
+
+@pytest.mark.parametrize("htmx", [True, False], ids=["htmx", "plain-post"])
+def test_a_joint_teams_problems_use_the_forms_words_and_mark_their_fields(
+    client, nantong, organiser, htmx
+):
+    """The form says 第1对 · 选手1: so do its messages, and each one marks its field."""
+    client.force_login(organiser)
+    data = team_post(names=["赵一", "钱二", "孙三", "李四", "周五", "赵一"])
+    for n in (1, 2, 3):
+        for seat in (1, 2):
+            data[f"guandan-p{n}_{seat}_unit"] = "教务"
+    del data["guandan-p1_2_unit"]  # no 所属单位 for 第1对选手2
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    response = client.post(add_url(nantong, "教务物理联队"), data, **headers)
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "第1对选手一" not in html and "第1对选手二" not in html
+    missing = "第1对选手2须写明所属单位（联队教务物理联队由教务、物理组成）。"
+    twice = "赵一（教务）在本次报名中出现了2次，同一项目每人只能报一次。"
+    assert f'<span class="error" role="alert">{missing}</span>' in html
+    assert html.count(f'<span class="error" role="alert">{twice}</span>') == 2
+    assert "请改正下面标出的问题。" in html
+    # The fields at fault, and only they, are marked.
+    assert 'aria-invalid="true"' in _field_tag(html, "guandan-p1_2_unit")
+    assert 'aria-invalid="true"' in _field_tag(html, "guandan-p1_1_name")
+    assert 'aria-invalid="true"' in _field_tag(html, "guandan-p3_2_name")
+    assert 'aria-invalid="true"' not in _field_tag(html, "guandan-p2_1_name")
+    assert html.count('aria-invalid="true"') == 3
+    assert "field-1 has-error" in html
+    # What was typed stays.
+    assert 'value="周五"' in _field_tag(html, "guandan-p3_1_name")
+    assert not nantong_entries().exists()

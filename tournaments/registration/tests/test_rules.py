@@ -100,12 +100,17 @@ def test_a_leader_enters_their_own_unit_only_and_never_on_site():
 def test_a_team_has_exactly_its_pairs_and_each_pair_two_people():
     problems = []
     short = EntryForm("体育", pairs=[pair("甲", "乙")])
-    assert rules.pairs(ROSTER, problems, short, SPORT, wanted=3) is None
+    # Incomplete, never saved; its people are still checked against the others.
+    checked = rules.pairs(ROSTER, problems, short, SPORT, wanted=3)
+    assert not checked.complete and [(a[1], b[1]) for a, b in checked.pairs] == [("甲", "乙")]
     twice = EntryForm("体育", pairs=[pair("甲", "乙"), pair("丙", "丙"), pair("丁", "戊")])
-    assert rules.pairs(ROSTER, problems, twice, SPORT, wanted=3) is None
+    assert not rules.pairs(ROSTER, problems, twice, SPORT, wanted=3).complete
+    alone = EntryForm("体育", pairs=[pair("丙", "丙")])
+    assert rules.pairs(ROSTER, problems, alone, SPORT, wanted=None) is None  # nobody resolved
     assert [p.message for p in problems] == [
         "每队须报3对选手，这里有1对。",
         "第2对两名选手是同一人（丙）。",
+        "这一对两名选手是同一人（丙）。",
     ]
     ok = rules.pairs(ROSTER, [], EntryForm("体育", pairs=[pair("甲", "乙")]), SPORT, wanted=None)
     assert [(a[1], b[1]) for a, b in ok.pairs] == [("甲", "乙")]

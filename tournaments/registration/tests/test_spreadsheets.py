@@ -265,7 +265,7 @@ def test_nantong_team_event_round_trips_through_excel_into_an_empty_event(demo, 
     source = Event.objects.get(tournament__slug="nantong-2014", slug="guandan")
     data = export_workbook(source)
     rows = sheet_rows(data)
-    assert rows[1] == tuple(TEAM_HEADERS)
+    assert rows[1] == (*TEAM_HEADERS, "状态", "状态原因")
     assert len(rows) == 2 + 8 * 3
     joint_rows = [r for r in rows[2:] if r[0] == "教务物理联队"]
     assert [r[1] for r in joint_rows] == [1, 2, 3]
@@ -367,13 +367,13 @@ def test_a_team_file_with_errors_in_several_rows_lists_them_all_and_saves_nothin
     result = import_workbook(event=event, data=xlsx(rows))
 
     assert messages(result.problems) == [
-        "第3–5行：第2对选手一的姓名为空。",
-        "第6–8行：第2对选手二的性别“未知”无法识别，请填“男”或“女”。",
-        "第9–11行：单位“化学”不在本比赛的单位名单中。",
+        "第4行 C列：第2对选手一的姓名为空。",
+        "第7行 G列：第2对选手二的性别“未知”无法识别，请填“男”或“女”。",
+        "第9–11行 A列：单位“化学”不在本比赛的单位名单中。",
         "第12–13行：每队须报3对选手，这里有2对。",
-        "第16行：后勤的对序号2与第15行重复。",
-        "第17–19行：王五（教务）在本次报名中出现了2次，同一项目每人只能报一次。",
-        "第22行：对序号“4”有误，须是1到3的整数（每队3对）。",
+        "第16行 B列：后勤的对序号2与第15行重复。",
+        "第17行 C列、第18行 F列：王五（教务）在本次报名中出现了2次，同一项目每人只能报一次。",
+        "第22行 B列：对序号“4”有误，须是1到3的整数（每队3对）。",
     ]
     assert result.entries == []
     assert counts() == before
@@ -404,13 +404,13 @@ def test_an_anhui_file_with_errors_in_several_rows_lists_them_all_and_saves_noth
     result = import_workbook(event=event, data=xlsx(rows))
 
     assert messages(result.problems) == [
-        f"第3行：{card_player.name}（农学系）已报名掼蛋，每人只能参加一个比赛项目。",
-        "第4行：单位“化学系”不在本比赛的单位名单中。",
-        "第5行：选手的姓名为空。",
-        "第6行：选手的性别“未知”无法识别，请填“男”或“女”。",
-        "第7行、第8行：孙八（林学系）在本次报名中出现了2次，同一项目每人只能报一次。",
-        f"第9行：{chess_player.name}（园艺系）已报名本项目，同一项目每人只能报一次。",
-        "第10行：现场报名“可能”无法识别，请填“是”或留空。",
+        f"第3行 B列：{card_player.name}（农学系）已报名掼蛋，每人只能参加一个比赛项目。",
+        "第4行 A列：单位“化学系”不在本比赛的单位名单中。",
+        "第5行 B列：选手的姓名为空。",
+        "第6行 C列：选手的性别“未知”无法识别，请填“男”或“女”。",
+        "第7行 B列、第8行 B列：孙八（林学系）在本次报名中出现了2次，同一项目每人只能报一次。",
+        f"第9行 B列：{chess_player.name}（园艺系）已报名本项目，同一项目每人只能报一次。",
+        "第10行 D列：现场报名“可能”无法识别，请填“是”或留空。",
     ]
     assert counts() == before
 
@@ -439,8 +439,8 @@ def test_a_duplicate_against_saved_entries_is_caught(demo, cup):
     assert len(import_workbook(event=event, data=data).entries) == 2
     before = counts()
     assert messages(import_workbook(event=event, data=data).problems) == [
-        "第3行：张三（体育）已报名本项目，同一项目每人只能报一次。",
-        "第4行：李四（行政）已报名本项目，同一项目每人只能报一次。",
+        "第3行 B列：张三（体育）已报名本项目，同一项目每人只能报一次。",
+        "第4行 B列：李四（行政）已报名本项目，同一项目每人只能报一次。",
     ]
     assert counts() == before
 
@@ -457,10 +457,10 @@ def test_pair_numbers_must_be_whole_numbers_within_the_team_size(cup):
     rows[-2][1] = None  # 后勤 row 13 leaves 对序号 blank, the others do not
     result = import_workbook(event=event, data=xlsx(rows))
     assert messages(result.problems) == [
-        "第3行：对序号“0”有误，须是1到3的整数（每队3对）。",
-        "第6行：对序号“一”有误，须是1到3的整数（每队3对）。",
-        "第9行：对序号“1.5”有误，须是1到3的整数（每队3对）。",
-        "第13行：未填写对序号。",
+        "第3行 B列：对序号“0”有误，须是1到3的整数（每队3对）。",
+        "第6行 B列：对序号“一”有误，须是1到3的整数（每队3对）。",
+        "第9行 B列：对序号“1.5”有误，须是1到3的整数（每队3对）。",
+        "第13行 B列：未填写对序号。",
     ]
 
 
@@ -495,7 +495,7 @@ def test_the_header_row_is_found_after_blank_rows_and_among_extra_columns(cup):
         [None, 2, "行政", "乙一", "男", "", "", "女", "", ""],
     ]
     result = import_workbook(event=event, data=xlsx(rows, title=None))
-    assert messages(result.problems) == ["第6行：选手二的姓名为空。"]
+    assert messages(result.problems) == ["第6行 G列：选手二的姓名为空。"]
     rows[-1][6] = "乙二"
     result = import_workbook(event=event, data=xlsx(rows, title=None))
     assert result.problems == []
@@ -767,8 +767,39 @@ def test_import_command_with_errors_prints_each_row_and_exits_1(cup, tmp_path):
     code, _out, err = run("import_entries", "test-cup", "chess", str(path))
     assert code == 1
     assert err.splitlines() == [
-        "第4行：单位“化学”不在本比赛的单位名单中。",
-        "第5行：选手的姓名为空。",
+        "第4行 A列：单位“化学”不在本比赛的单位名单中。",
+        "第5行 B列：选手的姓名为空。",
+        "共2个问题，未导入任何报名。",
+    ]
+    assert counts() == before
+
+
+def test_import_command_lists_a_duplicate_name_in_a_team_whose_numbers_are_wrong(cup, tmp_path):
+    """A structural problem (a team's 对序号) hides no other problem: the name that team
+    shares with another team is listed too, at both cells."""
+    rows = [TEAM_HEADERS]
+    rows += team_rows("体育", [("甲一", "甲二"), ("甲三", "甲四"), ("甲五", "甲六")])  # 3–5
+    rows += team_rows("行政", [("乙一", "乙二"), ("乙三", "乙四"), ("乙五", "乙六")])  # 6–8
+    rows[-1][1] = 7  # row 8, 对序号
+    rows[-2][2] = "甲三"  # row 7, 选手一姓名: but 行政's 甲三 is another person (another unit)
+    rows[-3][5] = "乙一"  # row 6, 选手二姓名: 乙一 twice in 行政
+    path = tmp_path / "报名表.xlsx"
+    path.write_bytes(xlsx(rows))
+    before = counts()
+    code, _out, err = run("import_entries", "test-cup", "team", str(path))
+    assert code == 1
+    assert err.splitlines() == [
+        "第6行 C列、第6行 F列：第1对两名选手是同一人（乙一）。",
+        "第8行 B列：对序号“7”有误，须是1到3的整数（每队3对）。",
+        "共2个问题，未导入任何报名。",
+    ]
+    rows[-3][5] = "乙二"
+    rows[-2][5] = "乙一"  # row 7, 选手二姓名: 乙一 of row 6 again, in another pair
+    path.write_bytes(xlsx(rows))
+    code, _out, err = run("import_entries", "test-cup", "team", str(path))
+    assert err.splitlines() == [
+        "第6行 C列、第7行 F列：乙一（行政）在本次报名中出现了2次，同一项目每人只能报一次。",
+        "第8行 B列：对序号“7”有误，须是1到3的整数（每队3对）。",
         "共2个问题，未导入任何报名。",
     ]
     assert counts() == before
@@ -786,6 +817,131 @@ def test_export_then_import_commands_round_trip(demo, make_tournament, tmp_path)
         assert (code, err) == (0, "")
         assert f"已导入{count}个报名" in out
         assert snapshot(copy.events.get(slug=event.slug)) == snapshot(event)
+
+
+@pytest.fixture
+def played(db):
+    """The demo tournaments drawn, and two 象棋 players out (资格终止) after forfeiting
+    their first-round games (弃权), through the referee services as on the day."""
+    from django.contrib.auth import get_user_model
+
+    from scoring.models import TableMatch
+    from scoring.services.tables import confirm_table, record_event, submit_table
+    from tournaments.models import Match, Official
+    from tournaments.ops.demo import load_demo
+
+    demo = {t.slug: t for t in load_demo()}
+    anhui = demo["anhui-2021"]
+    User = get_user_model()
+    referee, chief = User.objects.create_user("referee"), User.objects.create_user("chief")
+    for who, name, role in ((referee, "周铃", "referee"), (chief, "肖慧", "chief_referee")):
+        Official.objects.update_or_create(
+            tournament=anhui, name=name, role=role, defaults={"user": who}
+        )
+    chess = anhui.events.get(slug="xiangqi")
+    matches = (
+        Match.objects.filter(round__stage__event=chess, round__number=1, status="pending")
+        .exclude(home=None)
+        .exclude(away=None)
+        .order_by("index")[:2]
+    )
+    for match in matches:
+        table = match.tables.get()
+        forfeit = chess.scorer().forfeit("B", "withdrawn")
+        record_event(table=table, event=forfeit, user=referee, key=f"ff-{table.pk}")
+        submit_table(table=TableMatch.objects.get(pk=table.pk), user=referee)
+        confirm_table(table=TableMatch.objects.get(pk=table.pk), user=chief)
+    return demo
+
+
+def test_the_export_gives_every_entry_with_its_state_and_imports_again(
+    played, make_tournament, tmp_path
+):
+    """象棋 has 10 entries, some of them out after forfeits (资格终止, 弃权): all 10 are
+    exported with their 状态; imported into an empty copy, those still registered are
+    taken and the others named as left out; the copy's export imports as well."""
+    anhui = played["anhui-2021"]
+    chess = anhui.events.get(slug="xiangqi")
+    out = list(chess.entries.exclude(status=Entry.Status.REGISTERED).order_by("id"))
+    assert chess.entries.count() == 10 and len(out) == 2
+    kept = 10 - len(out)
+    path = tmp_path / "象棋.xlsx"
+    code, said, _err = run("export_entries", "anhui-2021", "xiangqi", str(path))
+    assert code == 0
+    assert "已导出10个报名" in said and f"其中{len(out)}个不是“已报名”状态" in said
+    rows = sheet_rows(path.read_bytes())
+    assert rows[1] == (*SINGLE_HEADERS, "状态", "状态原因")
+    states = {row[1]: (row[4], row[5]) for row in rows[2:]}
+    assert len(states) == 10
+    for entry in out:
+        assert states[entry.player.name] == ("资格终止", "弃权")
+    assert sum(1 for state in states.values() if state == ("已报名", None)) == kept
+
+    copy = copy_tournament(anhui, make_tournament, "anhui-copy")
+    code, said, err = run("import_entries", "anhui-copy", "xiangqi", str(path))
+    assert (code, err) == (0, "")
+    left = [n for n, row in enumerate(rows, start=1) if row[4] == "资格终止"]
+    assert said.splitlines() == [
+        f"已导入{kept}个报名到{copy.events.get(slug='xiangqi')}。",
+        f"另有{len(out)}个报名不是“已报名”状态，未导入：",
+        *(f"第{n}行：{rows[n - 1][0]}的报名为“资格终止”（弃权），不导入。" for n in left),
+    ]
+    target = copy.events.get(slug="xiangqi")
+    registered = chess.entries.filter(status=Entry.Status.REGISTERED)
+    assert sorted(e.player.name for e in target.entries.all()) == sorted(
+        e.player.name for e in registered
+    )
+    # Every other event goes the same way: what is registered comes back as it was.
+    for source in anhui.events.exclude(slug="xiangqi"):
+        result = import_workbook(
+            event=copy.events.get(slug=source.slug), data=export_workbook(source)
+        )
+        assert result.problems == [], source.slug
+        assert (
+            len(result.left_out) == source.entries.exclude(status=Entry.Status.REGISTERED).count()
+        )
+        assert snapshot(copy.events.get(slug=source.slug)) == snapshot(source), source.slug
+    # The copy's own export imports again (into a second copy) with nothing left out.
+    again = copy_tournament(anhui, make_tournament, "anhui-copy-2")
+    result = import_workbook(event=again.events.get(slug="xiangqi"), data=export_workbook(target))
+    assert (result.problems, result.left_out, len(result.entries)) == ([], [], kept)
+
+
+def test_a_state_the_form_does_not_write_is_a_problem_and_a_blank_one_is_registered(cup):
+    event = cup.events.get(slug="chess")
+    rows = [
+        [*SINGLE_HEADERS, "状态"],
+        ["体育", "张三", "男", "", ""],  # 3: blank, registered
+        ["行政", "李四", "女", "", "已报名"],  # 4
+        ["历史", "王五", "男", "", "退了"],  # 5: not a state
+        ["后勤", "赵六", "男", "", "已退赛"],  # 6: left out
+    ]
+    result = import_workbook(event=event, data=xlsx(rows))
+    assert messages(result.problems) == ["第5行 E列：状态“退了”无法识别，请填“已报名”或留空。"]
+    assert messages(result.left_out) == ["第6行：后勤的报名为“已退赛”，不导入。"]
+    del rows[3]
+    result = import_workbook(event=event, data=xlsx(rows))
+    assert result.problems == [] and len(result.entries) == 2
+
+
+def test_a_withdrawn_team_and_the_units_new_team_are_told_apart(cup):
+    """A unit whose team withdrew and registered again has both in the export: the rows
+    of one 单位 go together only while their 状态 is the same."""
+    event = cup.events.get(slug="team")
+    rows = [[*TEAM_HEADERS, "状态", "状态原因"]]
+    for row in team_rows("体育", [("甲一", "甲二"), ("甲三", "甲四"), ("甲五", "甲六")]):
+        rows.append([*row, "已退赛", "换人"])
+    for row in team_rows("体育", [("甲一", "乙二"), ("乙三", "乙四"), ("乙五", "乙六")]):
+        rows.append([*row, "已报名", None])
+    result = import_workbook(event=event, data=xlsx(rows))
+    assert result.problems == []
+    assert messages(result.left_out) == ["第3–5行：体育的报名为“已退赛”（换人），不导入。"]
+    [entry] = result.entries
+    assert [str(p) for p in entry.pairs.order_by("number")] == [
+        "甲一、乙二",
+        "乙三、乙四",
+        "乙五、乙六",
+    ]
 
 
 def test_commands_refuse_unknown_tournaments_events_and_unreadable_paths(cup, tmp_path):

@@ -4,6 +4,7 @@ unit's rows only."""
 
 import datetime as dt
 import io
+import re
 
 from django.urls import reverse
 from django.utils import timezone
@@ -66,8 +67,31 @@ def test_another_units_rows_are_refused_by_row_and_nothing_is_saved(client, nant
     assert response.status_code == 422
     html = response.content.decode()
     assert "未导入任何报名" in html
-    assert "第5–7行：这份报名表只能填写体育的报名（这里是“行政”）。" in html
+    assert "第5–7行 A列：这份报名表只能填写体育的报名（这里是“行政”）。" in html
     assert client.post(url, {"confirm": "1"}).status_code == 302  # nothing waiting
+    assert not nantong_entries().exists()
+
+
+def test_every_problem_of_a_units_form_is_given_by_its_cell_at_once(client, nantong):
+    """A pair number given twice (the team's rows cannot be read as its pairs) hides
+    neither a player entered twice nor a gender nobody writes: each is listed with the
+    cell to correct."""
+    client.force_login(leader("体育"))
+    unit = nantong.units.get(name="体育")
+    url = reverse("registration:unit-import", args=[nantong.slug, unit.pk, "guandan"])
+    rows = _rows("体育", "体")  # rows 2–4
+    rows[1][1] = 1  # row 3, 对序号 (B): 1 again
+    rows[2][5] = "体1甲"  # row 4, 选手二姓名 (F): row 2's 选手一 again
+    rows[2][3] = "未知"  # row 4, 选手一性别 (D)
+    response = client.post(url, {"file": _nantong_workbook(rows)})
+    assert response.status_code == 422
+    html = response.content.decode()
+    problems = re.findall(r"<li>(第[^<]*)</li>", html)
+    assert problems == [
+        "第2行 C列、第4行 F列：体1甲（体育）在本次报名中出现了2次，同一项目每人只能报一次。",
+        "第3行 B列：体育的对序号1与第2行重复。",
+        "第4行 D列：第3对选手一的性别“未知”无法识别，请填“男”或“女”。",
+    ]
     assert not nantong_entries().exists()
 
 

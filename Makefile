@@ -86,7 +86,7 @@ lint: setup
 
 messages: setup
 	DEBUG=1 $(PY) manage.py makemessages -l en --ignore=.venv --ignore=var --ignore="*/tests/*" \
-		--ignore=tests --ignore=bench --ignore="templates/pdf/*"
+		--ignore=tests --ignore=bench
 	DEBUG=1 $(PY) manage.py compilemessages --ignore=.venv
 
 check-compose:

@@ -6,24 +6,31 @@ from __future__ import annotations
 
 import base64
 import io
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import cached_property
 
 import segno
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext, gettext_noop
 
+from guandan_cup.templatetags.punctuation import in_brackets, listing
 from tournaments.draw import selectors as draw_selectors
 from tournaments.draw.read import Bracket, load_bracket
 from tournaments.draw.rules import knockout
 from tournaments.draw.sheet import draw_sheet, swiss_qualifiers
 from tournaments.draw.status import event_finished
 from tournaments.models import Entry, Event, Stage, Tournament
+from tournaments.models.bracket import worded
+from tournaments.models.core import CERTIFICATE_TEXT, CERTIFICATE_TITLE
 
-PRIZES = {1: "一等奖", 2: "二等奖", 3: "三等奖"}
-SOUVENIR = "纪念奖"
-PARTICIPATION = "参与奖"
-UNDER_REVIEW = "待复核"  # a place resting on a match the chief referee has yet to review
+# Kept in Chinese, as a certificate the organiser worded says them; a document shows them in
+# its reader's language ({% translate row.prize %}).
+PRIZES = {1: gettext_noop("一等奖"), 2: gettext_noop("二等奖"), 3: gettext_noop("三等奖")}
+SOUVENIR = gettext_noop("纪念奖")
+PARTICIPATION = gettext_noop("参与奖")
+UNDER_REVIEW = gettext_noop("待复核")  # a place resting on a match yet to be reviewed
 A4_LANDSCAPE_MAX = 32  # entries per A4 landscape bracket page
 A3_LANDSCAPE_MAX = 128  # beyond this the tree is printed a quarter per page
 
@@ -154,9 +161,10 @@ def bracket_pages(bracket: Bracket) -> tuple[str, list[TreePage], list]:
                     break
                 per = len(regular) // 4
                 part.append((round_name, regular[q * per : (q + 1) * per]))
-            pages.append(_tree_page(f"{name} · 第{q + 1}区", part, size))
+            quarter = gettext("第%(n)s区") % {"n": q + 1}
+            pages.append(_tree_page(f"{name} · {quarter}", part, size))
         overview = [(round_name, matches) for round_name, matches in rounds if len(matches) <= 5]
-        pages.append(_tree_page(f"{name} · 八强起", overview, size))
+        pages.append(_tree_page(f"{name} · {gettext('八强起')}", overview, size))
     return size, pages, others
 
 
@@ -167,12 +175,14 @@ def bracket_context(event: Event) -> dict:
     show_points(event, [m for sv in bracket.stages for rv in sv.rounds for m in rv.matches])
     size, pages, others = bracket_pages(bracket)
     for view in others:
+        # The groups' names as the reader calls them (A组, Group A).
+        view.printed_groups = [(worded(label), rows) for label, rows in view.groups]
         qualifiers = swiss_qualifiers(view.stage) if view.swiss else None
         if qualifiers:
             # A Swiss preliminary's top K and how they meet in the knockout (1–8, 4–5 …).
             order = knockout.ranked_order(knockout.bracket_size(max(qualifiers, 2)))
-            view.seeding = "、".join(
-                f"{a}—{b}" if b <= qualifiers else f"{a}（轮空）"
+            view.seeding = listing(
+                f"{a}—{b}" if b <= qualifiers else gettext("%(seed)s（轮空）") % {"seed": a}
                 for a, b in zip(order[::2], order[1::2], strict=True)
             )
             view.qualifiers = qualifiers
@@ -299,6 +309,7 @@ def prize_for(rank: int | None, entry: Entry) -> str:
 def results_context(tournament: Tournament) -> dict:
     """Placings and prizes per event, disqualifications, and one certificate per award."""
     from scoring.models import AuditEntry, TableEvent
+    from scoring.selectors import table_heading, tie_name
 
     events = []
     certificates = []
@@ -351,17 +362,27 @@ def results_context(tournament: Tournament) -> dict:
                 table__voided_at__isnull=True,
                 undone_at__isnull=True,
                 payload__penalty__kind="disqualify",
-            ).select_related("table__home_pair", "table__away_pair", "table__match")
+            ).select_related(
+                "table__home_pair",
+                "table__away_pair",
+                "table__match__round",
+                "table__match__home",
+                "table__match__away",
+            )
             if _penalised_entry_id(n) not in out
         ]
+        for n in notes:
+            n.table_name = table_heading(n.table)  # 1/4决赛 · 体育—行政 · 第1台
         rulings = list(
             AuditEntry.objects.filter(
                 match__round__stage__event=event,
                 action__in=[AuditEntry.Action.RULING, AuditEntry.Action.REPLAY],
             )
-            .select_related("match")
+            .select_related("match__round", "match__home", "match__away")
             .order_by("created_at", "pk")  # in the order they were made
         )
+        for r in rulings:
+            r.tie = tie_name(r.match)
         events.append(
             {
                 "event": event,
@@ -386,6 +407,7 @@ def results_context(tournament: Tournament) -> dict:
         # Results are announced on the day of the tournament, not the day of the notice.
         "date": tournament.starts_on,
         "signature": tournament.certificate_signature or tournament.organiser_name,
+        "certificate_title": certificate_title(tournament),
     }
 
 
@@ -415,16 +437,33 @@ def _entries_under_review(bracket: Bracket) -> set[int]:
     return found - {None}
 
 
+def certificate_title(tournament: Tournament) -> str:
+    """The certificates' title: the app's own (荣誉证书) in the reader's language, the
+    organiser's as they typed it."""
+    title = tournament.certificate_title
+    return gettext(title) if title == CERTIFICATE_TITLE else title
+
+
 def certificate_text(tournament: Tournament, event: Event, row: dict) -> list[str]:
-    entry = row["entry"]
-    # A team is its unit; a pair or a player is named with their unit.
-    name = entry.name if entry.name == entry.unit.name else f"{entry.name}（{entry.unit.name}）"
-    text = tournament.certificate_text.format(
-        name=name,
-        unit=entry.unit.name,
-        tournament=tournament.name,
-        event=event.name,
-        prize=row["prize"],
-        rank=row["rank"] or "",
-    )
+    """The certificate's lines: the app's own wording in the reader's language; a wording
+    the organiser typed stays theirs, filled in as it was written (in Chinese: the prize,
+    the unit's brackets)."""
+    typed = tournament.certificate_text != CERTIFICATE_TEXT
+    with translation.override("zh-hans") if typed else nullcontext():
+        entry = row["entry"]
+        # A team is its unit; a pair or a player is named with their unit.
+        name = (
+            entry.name
+            if entry.name == entry.unit.name
+            else entry.name + in_brackets(entry.unit.name)
+        )
+        wording = tournament.certificate_text if typed else gettext(CERTIFICATE_TEXT)
+        text = wording.format(
+            name=name,
+            unit=entry.unit.name,
+            tournament=tournament.name,
+            event=event.name,
+            prize=gettext(row["prize"]),
+            rank=row["rank"] or "",
+        )
     return [line for line in text.splitlines() if line.strip()]

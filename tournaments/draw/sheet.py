@@ -15,12 +15,32 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 
+from guandan_cup.templatetags.punctuation import listing
 from tournaments.draw.rules import knockout
 from tournaments.draw.rules.groups import group_label
 from tournaments.models import Match, Stage
+from tournaments.models.bracket import worded
 
-STAGE_NUMERALS = "一二三四五六七八九十"
+# 第一阶段, Stage 1: each numeral a message of its own.
+STAGE_NUMERALS = (
+    pgettext_lazy("stage number", "一"),
+    pgettext_lazy("stage number", "二"),
+    pgettext_lazy("stage number", "三"),
+    pgettext_lazy("stage number", "四"),
+    pgettext_lazy("stage number", "五"),
+    pgettext_lazy("stage number", "六"),
+    pgettext_lazy("stage number", "七"),
+    pgettext_lazy("stage number", "八"),
+    pgettext_lazy("stage number", "九"),
+    pgettext_lazy("stage number", "十"),
+)
+
+
+def _numeral(number: int) -> str:
+    """The ``number``-th stage as the sheet counts it (一, 二 …; 1, 2 … in English)."""
+    return str(STAGE_NUMERALS[number - 1]) if number <= len(STAGE_NUMERALS) else str(number)
 
 
 @dataclass
@@ -39,10 +59,11 @@ class SheetStage:
 
 
 def _letters(groups: list[str]) -> str:
+    """The groups a side comes from (A1、B1; A–D组), ``groups`` as stored (A组 …)."""
     letters = [g.removesuffix("组") for g in groups]
     if len(letters) <= 2:
-        return "、".join(f"{x}1" for x in letters)
-    return f"{letters[0]}–{letters[-1]}组"
+        return listing(f"{x}1" for x in letters)
+    return _("%(first)s–%(last)s组") % {"first": letters[0], "last": letters[-1]}
 
 
 def knockout_sheet(
@@ -68,7 +89,7 @@ def knockout_sheet(
                 groups[(1, m.index)] = [label]
                 home = m.home.name if m.home else _("轮空")
                 away = m.away.name if m.away else _("轮空")
-                lines.append(SheetLine(label, home, away, m))
+                lines.append(SheetLine(worded(label), home, away, m))
                 continue
             home_groups = groups.get((number - 1, 2 * m.index), [])
             away_groups = groups.get((number - 1, 2 * m.index + 1), [])
@@ -86,10 +107,13 @@ def knockout_sheet(
                     m,
                 )
             )
-        total = number_offset + (1 if one_stage else number)
-        numeral = STAGE_NUMERALS[total - 1] if total <= len(STAGE_NUMERALS) else str(total)
+        numeral = _numeral(number_offset + (1 if one_stage else number))
         if one_stage:
-            what = _("决赛") if len(regular) == 1 else f"{entries_left}进{entries_left // 2}"
+            what = (
+                _("决赛")
+                if len(regular) == 1
+                else _("%(a)s进%(b)s") % {"a": entries_left, "b": entries_left // 2}
+            )
             title = _("第%(n)s阶段：淘汰赛（%(what)s）") % {"n": numeral, "what": what}
         elif len(regular) == 1:
             title = _("第%(n)s阶段：（决赛）") % {"n": numeral}
@@ -123,9 +147,9 @@ def draw_sheet(bracket) -> list[SheetStage]:
             offset += 1 if after_swiss else len(part)
         elif view.stage.format == Stage.Format.GROUPS:
             offset += 1
-            numeral = STAGE_NUMERALS[offset - 1]
+            numeral = _numeral(offset)
             lines = [
-                SheetLine(label, "、".join(entry.name for _row, entry in rows), "", None)
+                SheetLine(worded(label), listing(entry.name for _row, entry in rows), "", None)
                 for label, rows in view.groups
             ]
             sheet.append(
@@ -137,7 +161,7 @@ def draw_sheet(bracket) -> list[SheetStage]:
             )
         else:
             offset += 1
-            numeral = STAGE_NUMERALS[offset - 1]
+            numeral = _numeral(offset)
             rounds = view.rounds[:1]
             lines = [
                 SheetLine(
@@ -162,7 +186,7 @@ def draw_sheet(bracket) -> list[SheetStage]:
             if qualifiers and view is bracket.stages[-1]:
                 # The knockout to come, as planned: the Swiss ranks in their slots.
                 offset += 1
-                sheet.append(_planned_knockout(STAGE_NUMERALS[offset - 1], qualifiers))
+                sheet.append(_planned_knockout(_numeral(offset), qualifiers))
     return sheet
 
 
@@ -184,7 +208,7 @@ def _planned_knockout(numeral: str, qualifiers: int) -> SheetStage:
         return _("积分第%(r)s名") % {"r": r} if r <= qualifiers else _("轮空")
 
     lines = [
-        SheetLine(group_label(i // 2), rank(order[i]), rank(order[i + 1]), None)
+        SheetLine(worded(group_label(i // 2)), rank(order[i]), rank(order[i + 1]), None)
         for i in range(0, len(order), 2)
     ]
     if qualifiers >= 4:

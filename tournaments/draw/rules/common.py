@@ -62,6 +62,9 @@ def name_words(name: str) -> Words | str:
         return _FIXED_NAMES[name]
     if match := _FRACTION.fullmatch(name):
         n = int(match[1])
+        # English names the round by its entries alone (Round of 16), so its message is
+        # not checked for every argument:
+        # xgettext:no-python-format
         return words("1/%(n)s决赛（%(entries)s强）", n=n, entries=2 * n)
     if match := _ROUND.fullmatch(name):
         return words("第%(n)s轮", n=int(match[1]))

@@ -52,6 +52,11 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "guandan_cup.proxies",
             "guandan_cup.throttle",
             "guandan_cup.words",
+            # The reader's punctuation, for templates and for Python (listing) alike.
+            "guandan_cup.templatetags",
+            "guandan_cup.templatetags.punctuation",
+            "guandan_cup.formats",
+            "guandan_cup.formats.*",
         ),
     ),
     (

@@ -6,14 +6,41 @@ them too; the scoring engines keep a base of their own (``EngineError``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+
+def N_(text: str) -> str:
+    """Marks a pure rule's message for ``make messages`` (``--keyword=N_``); the message is
+    translated when it is read (:attr:`UserError.message`), not here."""
+    return text
+
+
+_translate: Callable[[str], str] = lambda text: text  # noqa: E731  (set by the app: gettext)
+
+
+def set_translator(translate: Callable[[str], str]) -> None:
+    """How messages are put into the reader's language (the app sets Django's gettext)."""
+    global _translate
+    _translate = translate
+
 
 class UserError(Exception):
-    """Input a person can fix: ``code`` is stable, ``message`` says what to do."""
+    """Input a person can fix: ``code`` is stable, ``message`` says what to do.
 
-    def __init__(self, code: str, message: str):
+    A service passes a message already in the reader's language; a pure rule passes its
+    Chinese message (marked with :func:`N_`) and its arguments (``%(name)s``), and the
+    message is worded in the reader's language each time it is read."""
+
+    def __init__(self, code: str, message: str, **args: object):
         super().__init__(message)
         self.code = code
-        self.message = message
+        self.text = message
+        self.values = args
+
+    @property
+    def message(self) -> str:
+        text = _translate(self.text) if self.text else ""
+        return text % self.values if self.values else text
 
     def __str__(self) -> str:
         return self.message

@@ -4,7 +4,7 @@ what is not a template: a model's label, a JSON value, a PDF's context. Pages us
 
 from __future__ import annotations
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext
 
 from scoring.engines.board import Words
 
@@ -16,3 +16,31 @@ def plain(value: Words | str | None) -> str:
     if isinstance(value, Words):
         return value.worded(lambda text: gettext(text) if text else "")
     return str(value)
+
+
+# The punctuation between what a page shows, in the reader's language.
+
+
+def colon() -> str:
+    return pgettext("punctuation", "：")
+
+
+def separator() -> str:
+    return pgettext("punctuation", "、")
+
+
+def semicolon() -> str:
+    return pgettext("punctuation", "；")
+
+
+def versus() -> str:
+    return pgettext("punctuation", "——")
+
+
+def in_brackets(text) -> str:
+    return gettext("（%(text)s）") % {"text": text}
+
+
+def listing(items, sep: str | None = None) -> str:
+    """Items as one list in the reader's language (王芳、李娜 / 王芳, 李娜)."""
+    return (separator() if sep is None else sep).join(str(item) for item in items)

@@ -135,7 +135,7 @@ class TableMatch(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.match} · 第{self.number}台"
+        return f"{self.match} · {_('第%(n)s台') % {'n': self.number}}"
 
     @property
     def is_over(self) -> bool:

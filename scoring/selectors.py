@@ -117,6 +117,42 @@ def tables_of_tie(match) -> list[TableMatch]:
 OPEN_MATCH = (Match.Status.PENDING, Match.Status.IN_PROGRESS)
 
 
+def rounds_in_play(tournament) -> list:
+    """The rounds the chief referee's desk lists as in play (进行中的轮次), in the events'
+    order, each with ``label``: its name, or the matches' names where the final and the
+    季军争夺战 share it (决赛 · 季军争夺战; 季军争夺战 once the final is over).
+
+    A round is in play when a match of it still to be played has a table to play, and
+    either play has begun in it (a match in progress) or every such match has its two
+    entrants: a match waiting for the winner of another is not in progress, so a
+    quarter-final of two byes' winners does not put its round on the desk while the
+    round before is still to be played. One query."""
+    open_table = TableMatch.objects.filter(match=OuterRef("pk"), status=TableMatch.Status.OPEN)
+    matches = list(
+        Match.objects.filter(
+            round__stage__event__tournament=tournament,
+            round__stage__draw__undone_at__isnull=True,
+            status__in=OPEN_MATCH,
+        )
+        .annotate(has_open_table=Exists(open_table))
+        .select_related("round__stage__event")
+        .order_by("round__stage__event__order", "round__stage__order", "round__number", "index")
+    )
+    by_round: dict[int, list] = {}
+    for m in matches:
+        by_round.setdefault(m.round_id, []).append(m)
+    rounds = []
+    for ms in by_round.values():
+        begun = any(m.status == Match.Status.IN_PROGRESS for m in ms)
+        known = all(m.home_id and m.away_id for m in ms)
+        playable = [m for m in ms if m.has_open_table and m.home_id and m.away_id]
+        if playable and (begun or known):
+            round = ms[0].round
+            round.desk_label = " · ".join(dict.fromkeys(m.round_label for m in playable))
+            rounds.append(round)
+    return rounds
+
+
 def missing_pairs(round) -> list[tuple[TableMatch, str, Pair]]:
     """Pairs of unfinished tables in the round that have not checked in."""
     tables = TableMatch.objects.filter(
@@ -210,12 +246,15 @@ def table_state(table: TableMatch, engine) -> str:
 
 
 def show_points(event, matches) -> None:
-    """Chess points with their halves wherever a chess result is shown: on each match of
-    an event scored in points (象棋) set ``points`` ({"home": 1.5, "away": 0.5}) and
-    ``home_shown``/``away_shown`` ("1½", "½") from its table; nothing for the other
-    sports, whose score is the tables or games won. One query, none for other sports."""
+    """A match's score as people read it, wherever it is shown, from its table: on each
+    match of an event scored in points (象棋) ``points`` ({"home": 1.5, "away": 0.5}) and
+    ``home_shown``/``away_shown`` ("1½", "½"); on each match of another event played at one
+    table ``games_won`` ({"home": 2, "away": 0}: a guandan pairs match's games, so far while
+    it is played — see ``Scorer.games_shown``) and ``home_shown``/``away_shown`` as text. Nothing for a team
+    tie, whose score is its tables won. One query, none for team ties."""
     engine = event.scorer()
-    if engine.tie_points({}) is None:
+    points = engine.tie_points({}) is not None
+    if not points and event.tables_per_match != 1:
         return
     matches = [m for m in matches if m.home_id and m.away_id]
     states = dict(
@@ -227,8 +266,14 @@ def show_points(event, matches) -> None:
         state = states.get(m.pk)
         if state is None:
             continue
-        m.points = engine.tie_points(state)
-        m.home_shown, m.away_shown = engine.points_shown(state)
+        if points:
+            m.points = engine.tie_points(state)
+            m.home_shown, m.away_shown = engine.points_shown(state)
+            continue
+        games = engine.games_shown(state)
+        if games is not None and m.status != Match.Status.WALKOVER:
+            m.games_won = {"home": games[0], "away": games[1]}
+            m.home_shown, m.away_shown = str(games[0]), str(games[1])
 
 
 def open_calls(tournament, *tables_filter: Q) -> list:

@@ -52,9 +52,6 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "guandan_cup.proxies",
             "guandan_cup.throttle",
             "guandan_cup.words",
-            # The reader's punctuation, for templates and for Python (listing) alike.
-            "guandan_cup.templatetags",
-            "guandan_cup.templatetags.punctuation",
             "guandan_cup.formats",
             "guandan_cup.formats.*",
         ),
@@ -120,6 +117,8 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "tournaments.live.*",
             "scoring.templatetags",
             "scoring.templatetags.*",
+            "guandan_cup.templatetags",
+            "guandan_cup.templatetags.*",
             "scoring.table_page",
         ),
     ),

@@ -1308,6 +1308,10 @@ READ_ONLY = {
     "documents:draw-pdf",
     "documents:bracket-pdf",
     "documents:scoresheets-pdf",
+    "documents:bracket-png",
+    "documents:results-png",
+    "documents:standings-pdf",
+    "documents:standings-png",
     "registration:home",
     "registration:unit",
     "manage:dashboard",
@@ -1345,7 +1349,7 @@ NOT_THE_APPS = {
     "accounts-login-link",
     "links:revoke",
 }
-# Downloads (PDF, xlsx) only read too; their own tests cover them, and rendering one per
+# Downloads (PDF, PNG, xlsx) only read too; their own tests cover them, and rendering one per
 # example would only make this slow.
 DOWNLOADS = {
     "tournaments:notice-pdf",
@@ -1355,6 +1359,11 @@ DOWNLOADS = {
     "documents:bracket-pdf",
     "documents:scoresheets-pdf",
     "documents:tablecards-pdf",
+    # the pictures to share: their own bad requests are in documents/tests/test_pictures.py
+    "documents:bracket-png",
+    "documents:results-png",
+    "documents:standings-pdf",
+    "documents:standings-png",
     "manage:entries-template",
     "manage:entries-export",
     "registration:unit-form",

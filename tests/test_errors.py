@@ -65,3 +65,25 @@ def test_a_user_error_carries_its_code_and_message():
     err = TableError("stale", "请刷新页面")
     assert (err.code, err.message, str(err)) == ("stale", "请刷新页面", "请刷新页面")
     assert BackupError("文件不是备份").code == "invalid_backup"
+
+
+def test_a_pure_rules_message_is_worded_in_the_readers_language_when_read():
+    """The draw's rules know no Django: they raise their Chinese message and its values, and
+    the message is put into the reader's language each time it is read."""
+    import re
+
+    from django.utils import translation
+
+    from tournaments.draw.rules import knockout
+    from tournaments.draw.rules.common import DrawError
+
+    try:
+        knockout.physical_draw({"甲": 1, "乙": 1})
+    except DrawError as err:
+        caught = err
+    with translation.override("zh-hans"):
+        assert caught.message == "1号签被'甲'和'乙'重复使用。"
+    with translation.override("en"):
+        assert caught.message == "Lot 1 was drawn by both '甲' and '乙'."
+        assert not re.search(r"[\u4e00-\u9fff]", caught.message.replace("甲", "").replace("乙", ""))
+    assert caught.code == "duplicate_lot"

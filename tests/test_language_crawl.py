@@ -65,13 +65,19 @@ class _Text(HTMLParser):
             self._skip += 1
         if tag == "a" and attrs.get("href"):
             self.links.append(attrs["href"])
-        if tag == "meta" and attrs.get("name") not in ("description",) and not (
-            attrs.get("property", "").startswith("og:")
+        if (
+            tag == "meta"
+            and attrs.get("name") not in ("description",)
+            and not (attrs.get("property", "").startswith("og:"))
         ):
             return
         for name, value in attrs.items():
-            if value and (name in self.ATTRS or (tag == "input" and name == "value" and
-                                                  attrs.get("type") in ("submit", "button"))):
+            if value and (
+                name in self.ATTRS
+                or (
+                    tag == "input" and name == "value" and attrs.get("type") in ("submit", "button")
+                )
+            ):
                 self.words.append(value)
 
     def handle_endtag(self, tag):

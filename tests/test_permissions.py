@@ -94,6 +94,8 @@ STAFF = "login login login login login login login login ok"
 LOGGED_IN_405 = "login 405 405 405 405 405 405 405 405"
 ORGANISER_405 = "login 403 403 403 403 403 403 405 405"
 NOT_FOUND = "login 404 404 404 404 404 404 404 404"
+# A draft's pages and documents: only its organisers and staff know it exists.
+DRAFT_ONLY = "404 404 404 404 404 404 404 ok ok"
 
 
 # --------------------------------------------------------------------------- the world
@@ -265,6 +267,14 @@ def _reg_event(w):
     return {"slug": w.reg.slug, "event_slug": w.pairs.slug}
 
 
+def _nantong_draft(w):
+    """Nantong set back to a draft, as the organiser's status button does (its events'
+    versions bumped: the live pages' stamps forget that it was public)."""
+    w.nantong.status = Tournament.Status.DRAFT
+    w.nantong.save(update_fields=["status"])
+    w.nantong.bump_event_versions()
+
+
 def _nantong_event(w):
     return {"slug": w.nantong.slug, "event_slug": w.event.slug}
 
@@ -283,11 +293,15 @@ ARGS: dict[str, Callable] = {
     "tournaments:detail": _nantong,
     "tournaments:notice-pdf": _nantong,
     "documents:results-pdf": _nantong,
+    "documents:results-png": _nantong,
+    "documents:standings-pdf": _nantong,
+    "documents:standings-png": _nantong,
     "documents:day-pdf": _nantong,
     "standings:page": _nantong,
     "standings:json": _nantong,
     "documents:draw-pdf": _nantong_event,
     "documents:bracket-pdf": _nantong_event,
+    "documents:bracket-png": _nantong_event,
     "documents:scoresheets-pdf": _nantong_event,
     "live:bracket": _nantong_event,
     "live:screen": _nantong_event,
@@ -407,6 +421,11 @@ PUBLIC = {
     "documents:draw-pdf",
     "documents:bracket-pdf",
     "documents:scoresheets-pdf",
+    # the pictures to share: each its PDF's permission (the rows below)
+    "documents:results-png",
+    "documents:standings-pdf",
+    "documents:standings-png",
+    "documents:bracket-png",
     "live:bracket",
     "live:bracket-json",
     "live:match",
@@ -717,6 +736,25 @@ MATRIX: list[Row] = [
     Row("GET", "registration:unit", EVERYONE),
     Row("GET", "standings:page", EVERYONE),
     Row("GET", "standings:json", EVERYONE),
+    # ----------------------------------------------------------------- pictures to share
+    *(
+        Row("GET", name, EVERYONE)
+        for name in (
+            "documents:bracket-png",
+            "documents:results-png",
+            "documents:standings-png",
+            "documents:standings-pdf",
+        )
+    ),
+    *(
+        Row("GET", name, DRAFT_ONLY, note="a draft tournament", prepare=_nantong_draft)
+        for name in (
+            "documents:bracket-png",
+            "documents:results-png",
+            "documents:standings-png",
+            "documents:standings-pdf",
+        )
+    ),
     Row(
         "POST",
         "registration:add-entry",

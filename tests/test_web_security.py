@@ -144,6 +144,9 @@ def _public_urls() -> dict[str, list[str]]:
         "tournaments:detail": [reverse("tournaments:detail", args=[NANTONG])],
         "tournaments:notice-pdf": [reverse("tournaments:notice-pdf", args=[NANTONG])],
         "documents:results-pdf": [reverse("documents:results-pdf", args=[NANTONG])],
+        "documents:results-png": [reverse("documents:results-png", args=[NANTONG])],
+        "documents:standings-pdf": [reverse("documents:standings-pdf", args=[NANTONG])],
+        "documents:standings-png": [reverse("documents:standings-png", args=[NANTONG])],
         "scoring:table": [reverse("scoring:table", args=table_args)],
         "scoring:table-qr": [reverse("scoring:table-qr", args=table_args)],
         # The players' link of a table (its page shows what the table page shows).
@@ -154,6 +157,7 @@ def _public_urls() -> dict[str, list[str]]:
     for name in (
         "documents:draw-pdf",
         "documents:bracket-pdf",
+        "documents:bracket-png",
         "documents:scoresheets-pdf",
         "live:bracket",
         "live:bracket-json",
@@ -177,6 +181,12 @@ def _public_urls() -> dict[str, list[str]]:
 
 
 def _text(response, tmp_path) -> str:
+    if response["Content-Type"] == "image/png":
+        # A picture is its PDF's pages (the same template and context), whose text is read
+        # at the PDF's own URL; here it only has to be a picture, sent as one.
+        assert response.content.startswith(b"\x89PNG\r\n\x1a\n")
+        assert response["X-Content-Type-Options"] == "nosniff"
+        return ""
     if response["Content-Type"] == "application/pdf":
         path = tmp_path / "page.pdf"
         path.write_bytes(response.content)
@@ -210,3 +220,13 @@ def test_public_pages_show_names_and_units_but_no_phone_or_staff_number(client, 
             flat = "".join(text.split())
             seen_names |= {p.name for p in players if p.name in flat}
     assert len(seen_names) == len(players)  # the pages do name every player
+
+
+def test_a_shared_links_preview_escapes_what_people_typed(client, demo):
+    """The Open Graph tags put a tournament's name into attributes: escaped like the page."""
+    from tournaments.models import Tournament
+
+    Tournament.objects.filter(slug=NANTONG).update(name='杯"><script>alert(1)</script>')
+    page = client.get(reverse("tournaments:detail", args=[NANTONG])).content.decode()
+    assert "<script>alert(1)" not in page
+    assert 'property="og:title" content="杯&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"' in page

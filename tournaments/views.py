@@ -8,6 +8,7 @@ from django.views.decorators.http import require_safe
 from tournaments.access import get_public_tournament, is_chief, is_organiser, leader_unit_ids
 from tournaments.documents.notice import notice_blocks
 from tournaments.documents.pdf import pdf_response, render_pdf
+from tournaments.documents.share import share_tags
 from tournaments.manage.services import may_create_tournaments
 from tournaments.models import Entry, Official, Round, Tournament
 
@@ -77,6 +78,7 @@ def tournament_detail(request: HttpRequest, slug: str) -> HttpResponse:
     context["is_official"] = request.user.is_authenticated and (
         Official.objects.filter(tournament=tournament, user=request.user).exists()
     )
+    context["share"] = share_tags(request, tournament, "home")
     return render(request, "tournaments/detail.html", context)
 
 

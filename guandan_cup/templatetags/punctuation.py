@@ -2,42 +2,18 @@
 pages use full-width marks (姓名：王芳、李娜；（备注）), English pages their own (": ", ", ",
 "; ", " (…)"). A built-in library (settings.TEMPLATES), so every template has it unloaded.
 
-Each mark is a message of its own, translated in ``locale/``; the same ones serve Python
-(:func:`listing`)."""
+Each mark is a message of its own, translated in ``locale/`` (:mod:`guandan_cup.words`,
+where Python code takes them from too)."""
 
 from __future__ import annotations
 
 from django import template
 from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
-from django.utils.translation import gettext, pgettext
+
+from guandan_cup.words import colon, in_brackets, semicolon, separator, versus
 
 register = template.Library()
-
-
-def colon() -> str:
-    return pgettext("punctuation", "：")
-
-
-def separator() -> str:
-    return pgettext("punctuation", "、")
-
-
-def semicolon() -> str:
-    return pgettext("punctuation", "；")
-
-
-def versus() -> str:
-    return pgettext("punctuation", "——")
-
-
-def in_brackets(text) -> str:
-    return gettext("（%(text)s）") % {"text": text}
-
-
-def listing(items, sep: str | None = None) -> str:
-    """Items as one list in the reader's language (王芳、李娜 / 王芳, 李娜)."""
-    return (separator() if sep is None else sep).join(str(item) for item in items)
 
 
 register.simple_tag(colon, name="colon")

@@ -22,6 +22,9 @@ from scoring.engines.common import SIDE_OF_TEAM, TEAM_OF_SIDE, forfeit_label
 
 _TEAMS = ("A", "B")
 
+# What a match's margin counts, as the standings head its column (象棋's points).
+POINT_DIFFERENCE = words("净胜分")
+
 
 def _over_note(winner: str | None) -> Words:
     return {"A": words("主方胜"), "B": words("客方胜")}.get(winner, words("已结束"))

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from scoring.engines import common, match_boards
+from scoring.engines.board import words
 from scoring.engines.common import (
     EngineError,
     Forfeit,
@@ -386,6 +387,9 @@ def games(stored: dict) -> list[dict]:
 def games_won(stored: dict) -> tuple[int, int]:
     won = stored.get("games_won") or {}
     return won.get("home", 0), won.get("away", 0)
+
+
+MARGIN_HEADING = words("净胜局")  # margin(), as the standings head its column
 
 
 def margin(stored: dict) -> float:

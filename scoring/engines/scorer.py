@@ -199,6 +199,11 @@ class Scorer:
         """Games won by home and away (xiangqi: games won outright, draws not counted)."""
         return self.engine.games_won(self._stored(state))
 
+    @property
+    def margin_heading(self):
+        """The standings' column for margin(): 级分, 净胜局, 净胜分 (Words)."""
+        return self.engine.MARGIN_HEADING
+
     def margin(self, state) -> float:
         """Home's margin for standings: 级差 (Guandan), games (rally sports), points (象棋)."""
         return self.engine.margin(self._stored(state))
@@ -219,6 +224,20 @@ class Scorer:
         if self.tie_points(state) is None:
             return None
         return self.score(state)
+
+    def games_shown(self, state) -> tuple[int, int] | None:
+        """A match played at one table as people read its score: the games won (a guandan
+        pairs match 2:0 or 2:1, not the 1:0 of the table it won), so far while it is played.
+        ``None`` where the games do not say who won — a match won on levels at the time
+        limit, a forfeit before a game was finished, a drawn table: its score is then the
+        table won."""
+        home, away = self.games_won(state)
+        if not self.match_over(state):
+            return home, away
+        winner = self.winner(state)
+        if (winner == "A" and home > away) or (winner == "B" and away > home):
+            return home, away
+        return None
 
     def live_score(self, tables: Iterable[tuple[Any, bool]]) -> tuple:
         """A tie's score as it stands, from its tables' (state, confirmed): the tables

@@ -53,6 +53,7 @@ from scoring.engines.common import (
 )
 
 RESULTS = ("home", "away", "draw")
+MARGIN_HEADING = match_boards.POINT_DIFFERENCE  # margin(), as the standings head its column
 # What a drawn deciding game means: the notice's 后手胜, or another game by lot until
 # one is decisive (加赛), the usual rule elsewhere.
 THIRD_GAME_DRAW_RULES = ("second_mover", "replay")

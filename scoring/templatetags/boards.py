@@ -39,3 +39,11 @@ def _escape_args(value: Words) -> Words:
         for name, v in value.args
     )
     return Words(value.text, args, value.strong)
+
+
+@register.filter
+def named(value) -> str:
+    """A stage's, round's or group's stored name (A组, 1/4决赛) in the reader's language."""
+    from tournaments.draw.rules.common import name_words
+
+    return say(name_words(str(value))) if value else ""

@@ -18,7 +18,6 @@ from django.views.decorators.http import require_POST, require_safe
 from guandan_cup.inputs import INT, whole_number
 from scoring.models import AuditEntry, CheckIn, TableMatch
 from scoring.selectors import (
-    OPEN_MATCH,
     TABLE_STATE_LABELS,
     TABLE_STATES,
     missing_pairs,
@@ -26,6 +25,7 @@ from scoring.selectors import (
     open_calls,
     pair_name,
     refereed_by,
+    rounds_in_play,
     show_boards,
     table_heading,
     table_state,
@@ -94,17 +94,7 @@ def desk(request: HttpRequest, slug: str) -> HttpResponse:
         by_id = {m.pk: m for m in stage_matches}
         for m in flagged:
             m.dependents = draw_selectors.depending_on(m, by_id)
-    rounds = list(
-        Round.objects.filter(
-            stage__event__tournament=tournament,
-            stage__draw__undone_at__isnull=True,
-            matches__tables__status=TableMatch.Status.OPEN,
-            matches__status__in=OPEN_MATCH,
-        )
-        .distinct()
-        .select_related("stage__event")
-        .order_by("stage__event__order", "stage__order", "number")
-    )
+    rounds = rounds_in_play(tournament)
     early = whole_number(request.GET.get("early", ""), maximum=INT)
     for r in rounds:
         # The whistle asked again before the limit: this round's form says so.

@@ -452,9 +452,10 @@ def play_tie(referee, chief, base, slug, event, home, away, winner, *, deals, ta
 
 
 def placings_shown(page, placings) -> None:
-    """The bracket's 名次 panel, updated by its own polling: 冠军, 亚军, 季军, 第4名 …"""
+    """The bracket's 名次 panel, updated by its own polling: 冠军, 亚军, 季军, 第4名 … (its
+    first lines: the places shared further down — 第5名 … — follow)."""
     labels = ["冠军", "亚军", "季军"]
-    items = page.locator(".placing-list li")
+    items = page.locator(f".placing-list li:nth-child(-n+{len(placings)})")
     expect(items).to_have_count(len(placings), timeout=10_000)
     for rank, name in enumerate(placings, start=1):
         label = labels[rank - 1] if rank <= 3 else f"第{rank}名"

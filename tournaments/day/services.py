@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from guandan_cup.errors import UserError
+from guandan_cup.words import versus
 from tournaments.day import clashes, planner
 from tournaments.day.read import DayRead, read_day
 from tournaments.draw import signals
@@ -208,7 +209,7 @@ def sides_text(m: Match) -> str:
     unknown = _("待定")
     home = m.home.name if m.home_id else unknown
     away = m.away.name if m.away_id else unknown
-    return f"{home}——{away}"
+    return f"{home}{versus()}{away}"
 
 
 def place_text(read: DayRead, booking: planner.Booking) -> str:

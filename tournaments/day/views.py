@@ -20,6 +20,7 @@ from tournaments.day import queue as day_queue
 from tournaments.day import selectors, services
 from tournaments.day.forms import DaySettings
 from tournaments.day.read import ON_DUTY_ROLES
+from tournaments.documents.share import share_tags
 from tournaments.live.http import POLL_SECONDS
 from tournaments.models import HallDuty, Match, Tournament
 
@@ -174,6 +175,7 @@ def timeline_page(request: HttpRequest, slug: str) -> HttpResponse:
     }
     if request.htmx:
         return render(request, "tournaments/day/timeline.html#timeline_body", context)
+    context["share"] = share_tags(request, tournament, "timeline")
     return render(request, "tournaments/day/timeline.html", context)
 
 

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import base64
 import io
-from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import cached_property
 
 import segno
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
-from guandan_cup.templatetags.punctuation import in_brackets, listing
+from guandan_cup.words import listing
+from tournaments.documents.certificates import certificate_text, certificate_title
 from tournaments.draw import selectors as draw_selectors
 from tournaments.draw.read import Bracket, load_bracket
 from tournaments.draw.rules import knockout
@@ -23,7 +23,6 @@ from tournaments.draw.sheet import draw_sheet, swiss_qualifiers
 from tournaments.draw.status import event_finished
 from tournaments.models import Entry, Event, Stage, Tournament
 from tournaments.models.bracket import worded
-from tournaments.models.core import CERTIFICATE_TEXT, CERTIFICATE_TITLE
 
 # Kept in Chinese, as a certificate the organiser worded says them; a document shows them in
 # its reader's language ({% translate row.prize %}).
@@ -112,8 +111,27 @@ class TreePage:
     font_pt: float
 
 
-def _tree_page(title: str, rounds, size: str) -> TreePage:
-    width, height = PAGE_AREA[size]
+# The tree of a bracket's picture (pictures to share): a column this wide for each round and
+# this much height for each first-round match, so that names keep the printed size (about
+# 30 px high in the 1080-px picture) and a bigger tree grows downwards, as a phone scrolls.
+PICTURE_COLUMN_MM = 34
+PICTURE_SLOT_MM = 12
+PICTURE_TREE_MIN_MM = (108, 60)
+# Above and below a tree on its page: the document's title, the stage's, the rounds' heads
+# and the line of places.
+PICTURE_TREE_FRAME_MM = 45
+
+
+def _picture_area(rounds) -> tuple[float, float]:
+    first = len([m for m in rounds[0][1] if not m.is_third_place]) if rounds else 1
+    return (
+        max(PICTURE_TREE_MIN_MM[0], len(rounds) * PICTURE_COLUMN_MM),
+        max(PICTURE_TREE_MIN_MM[1], first * PICTURE_SLOT_MM),
+    )
+
+
+def _tree_page(title: str, rounds, size: str, *, picture: bool = False) -> TreePage:
+    width, height = _picture_area(rounds) if picture else PAGE_AREA[size]
     count = max(1, len(rounds))
     column_width = width / count
     first = max(1, len([m for m in rounds[0][1] if not m.is_third_place])) if rounds else 1
@@ -133,9 +151,10 @@ def _tree_page(title: str, rounds, size: str) -> TreePage:
     )
 
 
-def bracket_pages(bracket: Bracket) -> tuple[str, list[TreePage], list]:
+def bracket_pages(bracket: Bracket, *, picture: bool = False) -> tuple[str, list[TreePage], list]:
     """(page size, tree pages, standings stages) for the printed bracket: A4 landscape up to
-    32 entries, A3 up to 128, beyond that a page per quarter and an overview."""
+    32 entries, A3 up to 128, beyond that a page per quarter and an overview. ``picture``:
+    each tree on a page of its own size (:func:`_picture_area`), for the picture to share."""
     pages: list[TreePage] = []
     size = "A4 landscape"
     others = []
@@ -151,7 +170,7 @@ def bracket_pages(bracket: Bracket) -> tuple[str, list[TreePage], list]:
     for name, rounds in knockouts:
         first = len(rounds[0][1]) * 2 if rounds else 0
         if first <= A3_LANDSCAPE_MAX:
-            pages.append(_tree_page(name, rounds, size))
+            pages.append(_tree_page(name, rounds, size, picture=picture))
             continue
         for q in range(4):
             part = []
@@ -162,18 +181,21 @@ def bracket_pages(bracket: Bracket) -> tuple[str, list[TreePage], list]:
                 per = len(regular) // 4
                 part.append((round_name, regular[q * per : (q + 1) * per]))
             quarter = gettext("第%(n)s区") % {"n": q + 1}
-            pages.append(_tree_page(f"{name} · {quarter}", part, size))
+            pages.append(_tree_page(f"{name} · {quarter}", part, size, picture=picture))
         overview = [(round_name, matches) for round_name, matches in rounds if len(matches) <= 5]
-        pages.append(_tree_page(f"{name} · {gettext('八强起')}", overview, size))
+        last_eight = gettext("八强起")
+        pages.append(_tree_page(f"{name} · {last_eight}", overview, size, picture=picture))
     return size, pages, others
 
 
-def bracket_context(event: Event) -> dict:
+def bracket_context(event: Event, *, picture: bool = False) -> dict:
+    """The printed bracket; ``picture``: laid out for its picture to share (a phone-wide page
+    as wide and tall as the biggest tree, see ``documents.picture``)."""
     from scoring.selectors import show_points
 
     bracket = load_bracket(event)
     show_points(event, [m for sv in bracket.stages for rv in sv.rounds for m in rv.matches])
-    size, pages, others = bracket_pages(bracket)
+    size, pages, others = bracket_pages(bracket, picture=picture)
     for view in others:
         # The groups' names as the reader calls them (A组, Group A).
         view.printed_groups = [(worded(label), rows) for label, rows in view.groups]
@@ -194,7 +216,18 @@ def bracket_context(event: Event) -> dict:
         "pages": pages,
         "standings": others,
         "date": footer_date(event.tournament),
+        "picture": _bracket_picture_page(pages) if picture else None,
     }
+
+
+def _bracket_picture_page(pages: list[TreePage]) -> dict:
+    from tournaments.documents.picture import PICTURE_MARGIN_MM, picture_page
+
+    widest = max((p.width for p in pages), default=PICTURE_TREE_MIN_MM[0])
+    tallest = max((p.height for p in pages), default=0)
+    return picture_page(
+        width_mm=widest + 2 * PICTURE_MARGIN_MM, height_mm=max(tallest + PICTURE_TREE_FRAME_MM, 400)
+    )
 
 
 # --------------------------------------------------------------------------- score sheets
@@ -435,35 +468,3 @@ def _entries_under_review(bracket: Bracket) -> set[int]:
             if to_id in review and entry is not None:
                 found.add(entry.pk)
     return found - {None}
-
-
-def certificate_title(tournament: Tournament) -> str:
-    """The certificates' title: the app's own (荣誉证书) in the reader's language, the
-    organiser's as they typed it."""
-    title = tournament.certificate_title
-    return gettext(title) if title == CERTIFICATE_TITLE else title
-
-
-def certificate_text(tournament: Tournament, event: Event, row: dict) -> list[str]:
-    """The certificate's lines: the app's own wording in the reader's language; a wording
-    the organiser typed stays theirs, filled in as it was written (in Chinese: the prize,
-    the unit's brackets)."""
-    typed = tournament.certificate_text != CERTIFICATE_TEXT
-    with translation.override("zh-hans") if typed else nullcontext():
-        entry = row["entry"]
-        # A team is its unit; a pair or a player is named with their unit.
-        name = (
-            entry.name
-            if entry.name == entry.unit.name
-            else entry.name + in_brackets(entry.unit.name)
-        )
-        wording = tournament.certificate_text if typed else gettext(CERTIFICATE_TEXT)
-        text = wording.format(
-            name=name,
-            unit=entry.unit.name,
-            tournament=tournament.name,
-            event=event.name,
-            prize=gettext(row["prize"]),
-            rank=row["rank"] or "",
-        )
-    return [line for line in text.splitlines() if line.strip()]

@@ -16,6 +16,15 @@ UNIT_PRIZES = {
 }
 
 
+def standings_context(tournament: Tournament) -> dict:
+    """standings.pdf: the table alone, dated as the results are."""
+    return {
+        "tournament": tournament,
+        "date": tournament.starts_on,
+        **unit_results_context(tournament),
+    }
+
+
 def unit_results_context(tournament: Tournament) -> dict:
     """``unit_standings``: the table (rows with per-event points), ``unit_certificates``."""
     st = standings(tournament)

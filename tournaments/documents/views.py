@@ -1,4 +1,6 @@
-"""The printed documents, as PDFs: inline (a print view) or, with ?download=1, a download."""
+"""The printed documents, as PDFs: inline (a print view) or, with ?download=1, a download;
+the bracket, the results and the units' standings also as pictures to share (PNG), each with
+its PDF's permission, laid out from the same template on a phone-wide page."""
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -13,7 +15,9 @@ from tournaments.access import get_event, get_public_tournament
 from tournaments.day import selectors as day_selectors
 from tournaments.documents import build as documents
 from tournaments.documents.pdf import pdf_response, render_pdf
-from tournaments.documents.unit_results import unit_results_context
+from tournaments.documents.picture import picture_page, png_response, tournament_picture
+from tournaments.documents.unit_results import standings_context, unit_results_context
+from tournaments.live.http import live_response
 from tournaments.models import Tournament
 
 
@@ -39,6 +43,16 @@ def bracket_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpRespons
         documents.bracket_context(event),
         f"{slug}-{event_slug}-bracket.pdf",
     )
+
+
+@require_safe
+@live_response("bracket-png", compress=False)
+def bracket_png(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
+    """The bracket as one tall picture: rendered once per version and language, then 304s
+    and cached copies like the live bracket page."""
+    event = get_event(get_public_tournament(request, slug), event_slug)
+    context = documents.bracket_context(event, picture=True)
+    return png_response(render_pdf("pdf/bracket.html", context, request=request))
 
 
 @require_safe
@@ -89,11 +103,48 @@ def table_cards_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpRes
     return response
 
 
+def _results(tournament: Tournament) -> dict:
+    return {**documents.results_context(tournament), **unit_results_context(tournament)}
+
+
 @require_safe
 def results_pdf(request: HttpRequest, slug: str) -> HttpResponse:
     tournament = get_public_tournament(request, slug)
-    context = {**documents.results_context(tournament), **unit_results_context(tournament)}
-    return _send(request, "pdf/results.html", context, f"{slug}-results.pdf")
+    return _send(request, "pdf/results.html", _results(tournament), f"{slug}-results.pdf")
+
+
+@require_safe
+def results_png(request: HttpRequest, slug: str) -> HttpResponse:
+    """The results announcement (every event's places and prizes, the units' standings) as
+    one tall picture; the certificates stay on paper."""
+    tournament = get_public_tournament(request, slug)
+
+    def pdf() -> bytes:
+        context = {**_results(tournament), "certificates": [], "unit_certificates": []}
+        context["picture"] = picture_page()
+        return render_pdf("pdf/results.html", context, request=request)
+
+    return tournament_picture(request, tournament, "results-png", pdf)
+
+
+@require_safe
+def standings_pdf(request: HttpRequest, slug: str) -> HttpResponse:
+    """The units' standings (团体总分) alone, as results.pdf prints them."""
+    tournament = get_public_tournament(request, slug)
+    return _send(
+        request, "pdf/standings.html", standings_context(tournament), f"{slug}-standings.pdf"
+    )
+
+
+@require_safe
+def standings_png(request: HttpRequest, slug: str) -> HttpResponse:
+    tournament = get_public_tournament(request, slug)
+
+    def pdf() -> bytes:
+        context = {**standings_context(tournament), "picture": picture_page()}
+        return render_pdf("pdf/standings.html", context, request=request)
+
+    return tournament_picture(request, tournament, "standings-png", pdf)
 
 
 @require_safe

@@ -45,6 +45,23 @@ class Bracket:
         rows = [*self.placings, *((rank, None) for rank in self.placings_under_review)]
         return sorted(rows, key=lambda row: row[0])
 
+    @property
+    def placing_groups(self) -> list[tuple[int, list[Entry | None]]]:
+        """:attr:`placing_rows` by place: the entries that share one (the four quarter-final
+        losers all 5th) on one line."""
+        return group_places(self.placing_rows)
+
+
+def group_places(rows) -> list[tuple[int, list]]:
+    """``[(rank, entry), …]`` in order as ``[(rank, [entry, …]), …]``."""
+    groups: list[tuple[int, list]] = []
+    for rank, entry in rows:
+        if groups and groups[-1][0] == rank:
+            groups[-1][1].append(entry)
+        else:
+            groups.append((rank, [entry]))
+    return groups
+
 
 def load_bracket(event: Event) -> Bracket:
     """Stages, rounds, matches (with entries and venue) and tables: six queries whatever the
@@ -73,6 +90,7 @@ def load_bracket(event: Event) -> Bracket:
         m.home = entries.get(m.home_id)
         m.away = entries.get(m.away_id)
         m.under_review = m.pk in review
+    label_beside_third_place(matches)
     views = []
     for stage in stages:
         stage_matches = [m for m in matches if m.round.stage_id == stage.pk]
@@ -93,10 +111,10 @@ def load_bracket(event: Event) -> Bracket:
                 for row in draw_selectors.swiss_standings(stage, stage_matches)
             ]
         views.append(view)
-    last_stage_matches = [m for m in matches if m.round.stage_id == stages[-1].pk] if stages else []
-    places, held = (
-        draw_selectors.placings_and_review(event, last_stage_matches) if stages else ([], [])
-    )
+    # Every place the event gives, as the units' standings count them: the podium as soon
+    # as it is known, then (once every match is decided) the losers of each earlier round
+    # sharing a place (5th, 9th …) and an earlier stage's.
+    places, held = draw_selectors.places_and_review(stages, matches, entries, all_places=True)
     return Bracket(
         event=event,
         stages=views,
@@ -104,6 +122,15 @@ def load_bracket(event: Event) -> Bracket:
         entries=entries,
         placings_under_review=held,
     )
+
+
+def label_beside_third_place(matches) -> None:
+    """Where a round holds the 季军争夺战 beside the final, give each of its matches its
+    ``label`` — its round as people call it (``Match.round_label``: 决赛, 季军争夺战) — so
+    that no list shows two unnamed 待定——待定 under one round; "" for every other match."""
+    shared = {m.round_id for m in matches if m.is_third_place}
+    for m in matches:
+        m.label = m.round_label if m.round_id in shared else ""
 
 
 def _side(entry: Entry | None) -> dict | None:
@@ -122,6 +149,9 @@ def match_json(event: Event, match: Match) -> dict:
         # 象棋: the points with their halves (1.5, 0.5), set by the page that reads the
         # tables (scoring.selectors.show_points); absent for the other sports.
         **({"points": match.points} if getattr(match, "points", None) is not None else {}),
+        # A match at one table of the other sports: the games won (a guandan pairs match
+        # 2:0, where ``score`` counts the table won), so far while it is played.
+        **({"games_won": match.games_won} if getattr(match, "games_won", None) is not None else {}),
         "url": reverse("live:match-json", args=[t, event.slug, match.pk]),
         "group": match.group_label or None,
         "third_place": match.is_third_place,

@@ -15,32 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext_lazy
 
-from guandan_cup.templatetags.punctuation import listing
+from guandan_cup.words import listing
 from tournaments.draw.rules import knockout
 from tournaments.draw.rules.groups import group_label
-from tournaments.models import Match, Stage
+from tournaments.models import Event, Match, Stage
 from tournaments.models.bracket import worded
 
-# 第一阶段, Stage 1: each numeral a message of its own.
-STAGE_NUMERALS = (
-    pgettext_lazy("stage number", "一"),
-    pgettext_lazy("stage number", "二"),
-    pgettext_lazy("stage number", "三"),
-    pgettext_lazy("stage number", "四"),
-    pgettext_lazy("stage number", "五"),
-    pgettext_lazy("stage number", "六"),
-    pgettext_lazy("stage number", "七"),
-    pgettext_lazy("stage number", "八"),
-    pgettext_lazy("stage number", "九"),
-    pgettext_lazy("stage number", "十"),
-)
-
-
-def _numeral(number: int) -> str:
-    """The ``number``-th stage as the sheet counts it (一, 二 …; 1, 2 … in English)."""
-    return str(STAGE_NUMERALS[number - 1]) if number <= len(STAGE_NUMERALS) else str(number)
+STAGE_NUMERALS = "一二三四五六七八九十"
 
 
 @dataclass
@@ -59,15 +41,42 @@ class SheetStage:
 
 
 def _letters(groups: list[str]) -> str:
-    """The groups a side comes from (A1、B1; A–D组), ``groups`` as stored (A组 …)."""
     letters = [g.removesuffix("组") for g in groups]
     if len(letters) <= 2:
         return listing(f"{x}1" for x in letters)
     return _("%(first)s–%(last)s组") % {"first": letters[0], "last": letters[-1]}
 
 
+def _stage_title(message: str, index: int, **args) -> str:
+    """第二阶段：… / Stage 2: …: ``message`` names the stage by ``n`` (its Chinese numeral)
+    and ``number`` (its digits), so each language takes the one it writes."""
+    numeral = STAGE_NUMERALS[index - 1] if index <= len(STAGE_NUMERALS) else str(index)
+    return message % {"n": numeral, "number": index, **args}
+
+
+class _Sides:
+    """How a sheet names the entries a match is waiting for, in the event's own words: a
+    team or a pair is a 队, a player in singles a 者 (A1负者, the loser of A1)."""
+
+    def __init__(self, individual: bool):
+        self.individual = individual
+
+    def losers(self, groups: str) -> str:
+        if self.individual:
+            return _("%(groups)s负者") % {"groups": groups}
+        return _("%(groups)s负队") % {"groups": groups}
+
+    def winners(self, groups: str) -> str:
+        if self.individual:
+            return _("%(groups)s胜者") % {"groups": groups}
+        return _("%(groups)s胜出队") % {"groups": groups}
+
+    def semi_final_loser(self) -> str:
+        return _("半决赛负者") if self.individual else _("半决赛负队")
+
+
 def knockout_sheet(
-    stage_rounds, *, number_offset: int = 0, one_stage: bool = False
+    stage_rounds, *, number_offset: int = 0, one_stage: bool = False, individual: bool = False
 ) -> list[SheetStage]:
     """``stage_rounds``: [(Round, [Match …]), …] of one knockout stage, in round order.
 
@@ -76,6 +85,7 @@ def knockout_sheet(
     ``one_stage``: the whole knockout is one 阶段 (after a Swiss preliminary, as the Nantong
     notice words it: 第一阶段（预赛）决出八强，第二阶段为淘汰赛), its rounds named within it."""
     sheet: list[SheetStage] = []
+    sides = _Sides(individual)
     groups: dict[tuple[int, int], list[str]] = {}  # (round, index) -> first-round groups
     entries_left = None
     for number, (rnd, matches) in enumerate(stage_rounds, start=1):
@@ -95,43 +105,46 @@ def knockout_sheet(
             away_groups = groups.get((number - 1, 2 * m.index + 1), [])
             groups[(number, m.index)] = home_groups + away_groups
             label = _("冠军争夺战") if len(regular) == 1 else ""
-            lines.append(SheetLine(label, _side_label(home_groups), _side_label(away_groups), m))
+            lines.append(
+                SheetLine(
+                    label, _side_label(home_groups, sides), _side_label(away_groups, sides), m
+                )
+            )
         for m in (m for m in matches if m.is_third_place):
             home_groups = groups.get((number - 1, 0), [])
             away_groups = groups.get((number - 1, 1), [])
             lines.append(
                 SheetLine(
                     _("季军争夺战"),
-                    _("%(groups)s负队") % {"groups": _letters(home_groups)},
-                    _("%(groups)s负队") % {"groups": _letters(away_groups)},
+                    sides.losers(_letters(home_groups)),
+                    sides.losers(_letters(away_groups)),
                     m,
                 )
             )
-        numeral = _numeral(number_offset + (1 if one_stage else number))
+        total = number_offset + (1 if one_stage else number)
         if one_stage:
-            what = (
-                _("决赛")
-                if len(regular) == 1
-                else _("%(a)s进%(b)s") % {"a": entries_left, "b": entries_left // 2}
-            )
-            title = _("第%(n)s阶段：淘汰赛（%(what)s）") % {"n": numeral, "what": what}
+            if len(regular) == 1:
+                what = _("决赛")
+            else:
+                what = _("%(a)s进%(b)s") % {"a": entries_left, "b": entries_left // 2}
+            # xgettext: no-python-format
+            title = _stage_title(_("第%(n)s阶段：淘汰赛（%(what)s）"), total, what=what)
         elif len(regular) == 1:
-            title = _("第%(n)s阶段：（决赛）") % {"n": numeral}
+            # xgettext: no-python-format
+            title = _stage_title(_("第%(n)s阶段：（决赛）"), total)
         else:
-            title = _("第%(n)s阶段：（%(a)s进%(b)s）") % {
-                "n": numeral,
-                "a": entries_left,
-                "b": entries_left // 2,
-            }
+            # xgettext: no-python-format
+            message = _("第%(n)s阶段：（%(a)s进%(b)s）")
+            title = _stage_title(message, total, a=entries_left, b=entries_left // 2)
         sheet.append(SheetStage(title, lines, rnd.starts_at))
         entries_left //= 2
     return sheet
 
 
-def _side_label(groups: list[str]) -> str:
+def _side_label(groups: list[str], sides: _Sides) -> str:
     if len(groups) == 1:
         return f"{groups[0].removesuffix('组')}1"
-    return _("%(groups)s胜出队") % {"groups": _letters(groups)}
+    return sides.winners(_letters(groups))
 
 
 def draw_sheet(bracket) -> list[SheetStage]:
@@ -139,29 +152,31 @@ def draw_sheet(bracket) -> list[SheetStage]:
     sheet: list[SheetStage] = []
     offset = 0
     after_swiss = False
+    individual = bracket.event.entry_kind == Event.EntryKind.SINGLE
     for view in bracket.stages:
         if view.stage.format == Stage.Format.KNOCKOUT:
             rounds = [(rv.round, rv.matches) for rv in view.rounds]
-            part = knockout_sheet(rounds, number_offset=offset, one_stage=after_swiss)
+            part = knockout_sheet(
+                rounds, number_offset=offset, one_stage=after_swiss, individual=individual
+            )
             sheet += part
             offset += 1 if after_swiss else len(part)
         elif view.stage.format == Stage.Format.GROUPS:
             offset += 1
-            numeral = _numeral(offset)
             lines = [
                 SheetLine(worded(label), listing(entry.name for _row, entry in rows), "", None)
                 for label, rows in view.groups
             ]
             sheet.append(
                 SheetStage(
-                    _("第%(n)s阶段：（小组循环赛）") % {"n": numeral},
+                    # xgettext: no-python-format
+                    _stage_title(_("第%(n)s阶段：（小组循环赛）"), offset),
                     lines,
                     view.rounds[0].round.starts_at if view.rounds else None,
                 )
             )
         else:
             offset += 1
-            numeral = _numeral(offset)
             rounds = view.rounds[:1]
             lines = [
                 SheetLine(
@@ -175,18 +190,18 @@ def draw_sheet(bracket) -> list[SheetStage]:
             ]
             qualifiers = swiss_qualifiers(view.stage)
             if qualifiers:
-                title = _("第%(n)s阶段：（预赛·积分编排，决出%(k)s强）") % {
-                    "n": numeral,
-                    "k": qualifiers,
-                }
+                # xgettext: no-python-format
+                message = _("第%(n)s阶段：（预赛·积分编排，决出%(k)s强）")
+                title = _stage_title(message, offset, k=qualifiers)
             else:
-                title = _("第%(n)s阶段：（积分编排）") % {"n": numeral}
+                # xgettext: no-python-format
+                title = _stage_title(_("第%(n)s阶段：（积分编排）"), offset)
             sheet.append(SheetStage(title, lines, rounds[0].round.starts_at if rounds else None))
             after_swiss = bool(qualifiers)
             if qualifiers and view is bracket.stages[-1]:
                 # The knockout to come, as planned: the Swiss ranks in their slots.
                 offset += 1
-                sheet.append(_planned_knockout(_numeral(offset), qualifiers))
+                sheet.append(_planned_knockout(offset, qualifiers, _Sides(individual)))
     return sheet
 
 
@@ -199,20 +214,21 @@ def swiss_qualifiers(stage: Stage) -> int | None:
     return (stage.draw.plan or {}).get("qualifiers")  # drawn before the stage recorded it
 
 
-def _planned_knockout(numeral: str, qualifiers: int) -> SheetStage:
+def _planned_knockout(index: int, qualifiers: int, sides: _Sides) -> SheetStage:
     """积分第1名——积分第8名, 积分第4名——积分第5名 …: the seeded knockout before the Swiss
     stage has ranked anyone."""
     order = knockout.ranked_order(knockout.bracket_size(max(qualifiers, 2)))
 
     def rank(r: int) -> str:
-        return _("积分第%(r)s名") % {"r": r} if r <= qualifiers else _("轮空")
+        return _("积分编排第%(r)s名") % {"r": r} if r <= qualifiers else _("轮空")
 
     lines = [
         SheetLine(worded(group_label(i // 2)), rank(order[i]), rank(order[i + 1]), None)
         for i in range(0, len(order), 2)
     ]
     if qualifiers >= 4:
-        lines.append(SheetLine(_("季军争夺战"), _("半决赛负队"), _("半决赛负队"), None))
-    return SheetStage(
-        _("第%(n)s阶段：淘汰赛（积分前%(k)s名）") % {"n": numeral, "k": qualifiers}, lines
-    )
+        loser = sides.semi_final_loser()
+        lines.append(SheetLine(_("季军争夺战"), loser, loser, None))
+    # xgettext: no-python-format
+    message = _("第%(n)s阶段：淘汰赛（积分前%(k)s名）")
+    return SheetStage(_stage_title(message, index, k=qualifiers), lines)

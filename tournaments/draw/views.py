@@ -17,6 +17,7 @@ from tournaments.draw import plan as draw_plan
 from tournaments.draw import schedule as draw_schedule
 from tournaments.draw import selectors as draw_selectors
 from tournaments.draw import status as day_status
+from tournaments.draw.read import label_beside_third_place
 from tournaments.draw.rules import knockout
 from tournaments.draw.rules.common import DrawError
 from tournaments.models import Draw, Event, Match, Round, Tournament
@@ -188,6 +189,7 @@ def schedule_page(request: HttpRequest, tournament: Tournament, event_slug: str)
         .select_related("home", "away", "round", "venue")
         .order_by("round__stage__order", "round__number", "group", "index")
     )
+    label_beside_third_place(matches)  # 决赛 and 季军争夺战, not two rows of 待定——待定
     venues = list(tournament.venues.all())
     # Every official, with or without a login yet: the referees (裁判) first, in their order.
     referees = draw_schedule.assignable_officials(tournament)

@@ -29,6 +29,7 @@ from functools import lru_cache, wraps
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db.models import Count, Max, Sum
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.middleware.csrf import get_token
 from django.utils import translation
@@ -105,6 +106,30 @@ def set_validators(response: HttpResponse, etag: str, last_modified: int) -> Htt
     # The same URL answers the page and its htmx fragment; the language comes from a cookie.
     response.headers["Vary"] = VARY
     return response
+
+
+def tournament_validators(tournament: Tournament, variant: str) -> tuple[str, int]:
+    """The ETag and last change of what a whole tournament shows (the units' standings, the
+    results): it changes with every event's version, the tournament's own changes and the
+    reader's language."""
+    got = tournament.events.aggregate(v=Sum("version"), n=Count("id"), at=Max("changed_at"))
+    at = max(filter(None, [got["at"], tournament.updated_at])).timestamp()
+    own = int(tournament.updated_at.timestamp() * 1_000_000)
+    etag = (
+        f'"t{tournament.pk}.{got["v"] or 0}.{got["n"]}.{int(at * 1_000_000):x}.{own:x}'
+        f'-{variant}-{_language()}"'
+    )
+    return etag, int(at)
+
+
+def tournament_conditional(request: HttpRequest, tournament: Tournament, variant: str, render):
+    """A 304 while nothing the tournament shows changed, else ``render()`` with its
+    validators (:func:`tournament_validators`)."""
+    etag, last_modified = tournament_validators(tournament, variant)
+    answer = not_modified(request, etag, last_modified)
+    if answer is not None:
+        return answer
+    return set_validators(render(), etag, last_modified)
 
 
 def not_modified(request: HttpRequest, etag: str, last_modified: int) -> HttpResponse | None:
@@ -232,6 +257,12 @@ def _plain_and_gzip(response: HttpResponse) -> dict:
     return copies
 
 
+def _plain_only(response: HttpResponse) -> dict:
+    """What gzip would not shrink (a PNG): the same copy for either encoding."""
+    copy = (response.content, response["Content-Type"], False)
+    return {"raw": copy, "gz": copy}
+
+
 def _response(content: bytes, content_type: str, gzipped: bool) -> HttpResponse:
     response = HttpResponse(content, content_type=content_type)
     if gzipped:
@@ -240,7 +271,12 @@ def _response(content: bytes, content_type: str, gzipped: bool) -> HttpResponse:
 
 
 def live_response(
-    kind: str, *, htmx_only: bool = False, spectators_only: bool = False, query: tuple = ()
+    kind: str,
+    *,
+    htmx_only: bool = False,
+    spectators_only: bool = False,
+    query: tuple = (),
+    compress: bool = True,
 ):
     """Decorate a public view of one event (``slug``, ``event_slug``, …): answer 304 when
     nothing changed, else the response rendered once for this version.
@@ -249,6 +285,7 @@ def live_response(
     pages itself with :func:`anonymous_page`). ``spectators_only``: a visitor with a
     session (a referee, a chief) gets the usual per-user page. ``query``: the query
     parameters the view reads (others are ignored, so they cannot multiply the copies).
+    ``compress=False``: the body is compressed already (a picture): no gzip copy.
     """
 
     def decorate(view):
@@ -294,7 +331,14 @@ def live_response(
                 if answer is not None:
                     return answer
             got = cached_render(
-                slug, event_slug, variant, stamp, call, encoding=encoding, latest=latest
+                slug,
+                event_slug,
+                variant,
+                stamp,
+                call,
+                encoding=encoding,
+                latest=latest,
+                copies_of=None if compress else _plain_only,
             )
             if isinstance(got, HttpResponse):
                 return got  # the view's own answer (404 …), not cached
@@ -373,10 +417,13 @@ def anonymous_page(request: HttpRequest, name: str, render) -> HttpResponse:
         }
 
     encoding = _encoding(request)
+    # The page names its own address absolutely (a shared link's preview): one copy per
+    # address it is served under.
+    origin = f"{request.scheme}://{request.get_host()}"
     got = cached_render(
         slug,
         event_slug,
-        f"page-{name}-{_language()}",
+        f"page-{name}-{_language()}-{origin}",
         stamp,
         render_with_marks,
         encoding=encoding,

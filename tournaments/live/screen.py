@@ -13,7 +13,7 @@ from django.views.decorators.http import require_safe
 
 from scoring.selectors import show_boards, show_points, tables_by_match
 from tournaments.access import public_event
-from tournaments.draw.read import current_round, load_bracket
+from tournaments.draw.read import current_round, group_places, load_bracket
 from tournaments.live import http as live
 from tournaments.live.http import POLL_SECONDS, live_response
 from tournaments.models import Event, Match, Stage
@@ -22,6 +22,8 @@ TIES_PER_SLIDE = 6  # two lines each: six fill a 16:9 screen at this type size
 RESULTS_SHOWN = 6
 GROUPS_PER_SLIDE = 2
 STANDINGS_SHOWN = 10
+PODIUM = 4  # places 1–4 on the first placings slide, in large type
+PLACES_PER_SLIDE = 16  # entries on each further placings slide
 # The tree slide starts at the first round of the last knockout with at most this many ties.
 TREE_WIDTH = 4
 SLIDE_SECONDS = 12
@@ -44,12 +46,12 @@ def screen_slides(event: Event) -> tuple[list[dict], object]:
         tables = tables_by_match(playable)
         for m in playable:
             m.table_list = show_boards(tables.get(m.pk, []), engine, m)
-            if m.is_decided:
+            if m.is_decided or hasattr(m, "home_shown"):
+                # Decided, or played at one table: its games (chess: points) as shown.
                 m.live_home = getattr(m, "home_shown", m.home_score)
                 m.live_away = getattr(m, "away_shown", m.away_score)
             else:
-                # As it stands: the tables confirmed so far (guandan), or the one table's
-                # games won (chess: points).
+                # A team tie as it stands: the tables confirmed so far.
                 m.live_home, m.live_away = engine.live_score(
                     (t.state, t.status == "confirmed") for t in m.table_list
                 )
@@ -61,6 +63,8 @@ def screen_slides(event: Event) -> tuple[list[dict], object]:
                     "kind": "ties",
                     "levels": "deal" in engine.recorded,  # the chips show levels, not scores
                     "round": now.round,
+                    # The final's round holds the 季军争夺战 too: both are named.
+                    "title": " · ".join(dict.fromkeys(m.round_label for m in page)),
                     "matches": page,
                     "page": number,
                     "pages": len(pages),
@@ -99,7 +103,21 @@ def screen_slides(event: Event) -> tuple[list[dict], object]:
     if decided:
         slides.append({"kind": "results", "matches": decided})
     if bracket.placing_rows:
-        slides.append({"kind": "placings", "placings": bracket.placing_rows})
+        # The podium on a slide of its own; every further place the event gives (5th, 9th …)
+        # after it, a few entries a slide, those sharing a place on one line.
+        rows = bracket.placing_rows
+        podium = [row for row in rows if row[0] <= PODIUM]
+        pages = [podium] if podium else []
+        pages += _chunks([row for row in rows if row[0] > PODIUM], PLACES_PER_SLIDE)
+        for number, page in enumerate(pages, start=1):
+            slides.append(
+                {
+                    "kind": "placings",
+                    "placings": group_places(page),
+                    "page": number,
+                    "pages": len(pages),
+                }
+            )
     if slides:
         # The units' standings across every event: loaded (and refreshed) by the slide itself
         # from the standings page, which changes with any event, not with this one only.

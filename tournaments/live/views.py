@@ -11,6 +11,7 @@ from django.views.decorators.http import require_safe
 
 from scoring.selectors import pair_name, show_boards, show_points, tables_of_tie
 from tournaments.access import is_chief, is_organiser, public_event
+from tournaments.documents.share import share_tags
 from tournaments.draw import selectors as draw_selectors
 from tournaments.draw.read import bracket_json, load_bracket, match_json
 from tournaments.draw.sheet import draw_sheet
@@ -52,6 +53,7 @@ def bracket_page(request: HttpRequest, slug: str, event_slug: str) -> HttpRespon
             "poll_seconds": POLL_SECONDS,
             "can_manage": is_organiser(request.user, event.tournament),
             "can_referee": is_chief(request.user, event.tournament),
+            "share": share_tags(request, event.tournament, "bracket", event),
         }
         return render(request, "tournaments/bracket.html", context)
 

@@ -11,7 +11,7 @@ from django.db import models
 from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
-from guandan_cup.words import plain
+from guandan_cup.words import plain, versus
 from tournaments.draw.rules.common import THIRD_PLACE_NAME, name_words
 from tournaments.models.core import Event, Venue
 from tournaments.models.entries import Entry
@@ -247,10 +247,10 @@ class Match(models.Model):
         ]
 
     def __str__(self) -> str:
-        unknown = "轮空" if self.status == self.Status.BYE else "待定"
+        unknown = _("轮空") if self.status == self.Status.BYE else _("待定")
         home = self.home.name if self.home_id else unknown
         away = self.away.name if self.away_id else unknown
-        return f"{home}——{away}"
+        return f"{home}{versus()}{away}"
 
     @property
     def round_label(self) -> str:

@@ -475,6 +475,17 @@ class Event(models.Model):
         tables for 3 fixed pairs), anything else one table."""
         return self.pairs_per_team if self.entry_kind == self.EntryKind.TEAM else 1
 
+    @property
+    def margin_heading(self) -> str:
+        """The standings' column of what decides between equal points in this sport (级分
+        in Guandan, 净胜局 in rally sports, 净胜分 in 象棋), in the reader's language."""
+        from guandan_cup.words import plain
+
+        try:
+            return plain(self.scorer().margin_heading)
+        except RuleSetError:
+            return str(_("级分"))
+
     def scorer(self) -> "Scorer":
         """The scoring engine of this event with its rule set (any sport): see
         ``scoring.engines.scorer``. ``RuleSetError`` when the rule set does not fit the discipline."""

@@ -5,7 +5,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from guandan_cup.templatetags.punctuation import listing
+from guandan_cup.words import listing
 from tournaments.models.core import Event, Tournament
 from tournaments.models.names import InvisiblesKeptOut, KeyedName
 
@@ -170,6 +170,6 @@ class Pair(models.Model):
 
     @property
     def display_name(self) -> str:
-        """How a pair is shown everywhere: its two players' names, listed in the reader's
-        language (钱立、肖慧; 钱立, 肖慧)."""
+        """How a pair is shown everywhere: its two players' names (钱立、肖慧; in English
+        钱立, 肖慧)."""
         return listing((self.first.name, self.second.name))

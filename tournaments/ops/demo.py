@@ -389,8 +389,13 @@ def play_demo(*, seed: int = 2014, only: str | None = None) -> int:
         if only is not None and demo.slug != only:
             continue
         tournament = Tournament.objects.get(slug=demo.slug)
-        referee, _ = User.objects.get_or_create(username=f"{demo.slug}-referee")
-        chief, _ = User.objects.get_or_create(username=f"{demo.slug}-chief")
+        # Named as their officials, so headers and lists read 示例裁判, not the login name.
+        referee, _ = User.objects.get_or_create(
+            username=f"{demo.slug}-referee", defaults={"first_name": "示例裁判"}
+        )
+        chief, _ = User.objects.get_or_create(
+            username=f"{demo.slug}-chief", defaults={"first_name": "示例裁判长"}
+        )
         for user in (referee, chief):
             if user.has_usable_password():
                 user.set_unusable_password()

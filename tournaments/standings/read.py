@@ -41,11 +41,25 @@ class RowView:
     rank: int
     points: int | float
     lines: list[LineView]
+    # [(place, how many)] of the places that count (a joint team's share as a fraction):
+    # what orders units with equal points, first places first.
+    places: list[tuple[int, int | float]]
+    # [points from each event] in the order of Standings' events (None: no entry there).
+    by_event: list[int | float | None]
+    # Equal points with the unit above or below it: the places decided its rank.
+    tied: bool = False
+
+
+def events_of(st: Standings) -> list:
+    """The events that give points, in their order: the columns of the points table."""
+    return sorted(st.events_by_slug.values(), key=lambda e: (e.order, e.pk))
 
 
 def rows_of(st: Standings) -> list[RowView]:
     out = []
-    for row in st.rows:
+    columns = [e.slug for e in events_of(st)]
+    points = [row.points for row in st.rows]
+    for i, row in enumerate(st.rows):
         lines = []
         for line in row.lines:
             entry = st.entries[line.entry]
@@ -60,7 +74,24 @@ def rows_of(st: Standings) -> list[RowView]:
                 )
             )
         lines.sort(key=lambda v: (v.event.order, v.event.pk, v.rank or 10**6, v.entry.pk))
-        out.append(RowView(st.units[row.unit], row.rank, as_number(row.points), lines))
+        given: dict[str, object] = {}
+        for line in row.lines:
+            given[line.event] = given.get(line.event, 0) + line.points
+        tied = row.rank is not None and (
+            (i > 0 and points[i - 1] == row.points)
+            or (i + 1 < len(points) and points[i + 1] == row.points)
+        )
+        out.append(
+            RowView(
+                st.units[row.unit],
+                row.rank,
+                as_number(row.points),
+                lines,
+                places=[(n, as_number(c)) for n, c in enumerate(row.places, start=1) if c],
+                by_event=[as_number(given[slug]) if slug in given else None for slug in columns],
+                tied=tied,
+            )
+        )
     return out
 
 

@@ -112,6 +112,9 @@ def games_won(stored: dict) -> tuple[int, int]:
     return won.get("A", 0), won.get("B", 0)
 
 
+MARGIN_HEADING = words("级分")  # margin(), as the standings head its column
+
+
 def margin(stored: dict) -> float:
     """Home minus away level at the end of a table: the raw 级差 of Swiss and groups."""
     levels = stored.get("levels") or {}

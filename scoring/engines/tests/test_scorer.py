@@ -321,3 +321,24 @@ def test_a_record_turned_round_is_the_same_match_won_by_the_other_side(disciplin
 )
 def test_turning_an_event_round_changes_only_the_sides(event, turned):
     assert sides_swapped(event) == turned
+
+
+def test_a_match_at_one_table_reads_its_games_while_they_name_the_winner():
+    """Scorer.games_shown: 2:0 for an Anhui pairs match won in two games (its tie score is
+    the table won, 1:0), the games so far while it is played; none when the games do not
+    say who won (won on levels at the time limit)."""
+    engine = scorer_for("guandan_pairs", "anhui2021")
+    state = engine.initial()
+    assert engine.games_shown(state) == (0, 0)
+    while engine.games_won(state)[0] < 1:
+        state = engine.apply(state, engine.parse({"order": list("AABB")}))
+    assert engine.games_shown(state) == (1, 0)
+    while not engine.match_over(state):
+        state = engine.apply(state, engine.parse({"order": list("AABB")}))
+    assert engine.games_shown(state) == (2, 0) and engine.tie_score(state) == (1, 0)
+
+    timed = scorer_for("guandan_pairs", "nantong2014")
+    state = timed.replay([{"order": list("AABB")}, {"time_up": True}])
+    assert timed.match_over(state) and timed.winner(state) == "A"
+    assert timed.games_won(state) == (0, 0) and timed.games_shown(state) is None
+    assert timed.tie_score(state) == (1, 0)

@@ -149,11 +149,11 @@ def test_sides_not_yet_known_are_named_in_the_readers_language(client, organiser
     assert "待定——待定" in client.get(timeline).content.decode()
     client.cookies["django_language"] = "en"
     html = client.get(timeline).content.decode()
-    assert "To be decided——To be decided" in html and "待定" not in html
+    assert "To be decided – To be decided" in html and "待定" not in html
     plan = reverse("day:plan", args=[ANHUI])
     html = client.post(plan, page_form(client.get(plan).content.decode())).content.decode()
     preview = html[html.index('class="panel day-proposal"') : html.index('class="day-settings"')]
-    assert "To be decided——To be decided" in preview and "待定" not in preview
+    assert "To be decided – To be decided" in preview and "待定" not in preview
 
 
 def test_a_hand_edit_that_makes_a_clash_is_refused_naming_the_other_match_unless_accepted(

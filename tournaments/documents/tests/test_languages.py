@@ -31,11 +31,14 @@ pytestmark = pytest.mark.skipif(
 DOCUMENTS = [
     ("tournaments:notice-pdf", "第1页共", "Page1of"),
     ("documents:results-pdf", "成绩公告", "Results"),
+    ("documents:standings-pdf", "团体总分", "Unitstandings"),
     ("documents:draw-pdf", "分组结果及赛程安排", "Drawandschedule"),
     ("documents:bracket-pdf", "对阵图", "Bracket"),
     ("documents:scoresheets-pdf", "记分表", "Scoresheet"),
     ("documents:tablecards-pdf", "扫码录分", "Scantoenterthescore"),
 ]
+# Those of the whole tournament; the others are one an event.
+TOURNAMENT_DOCUMENTS = ("documents:results-pdf", "documents:standings-pdf")
 
 
 def pdf_text(pdf: bytes, tmp_path) -> str:
@@ -114,7 +117,7 @@ def _urls(tournament: Tournament) -> list[tuple[str, str, str, str]]:
     """(url, URL name, Chinese words, English words) of every document of ``tournament``."""
     urls = []
     for name, zh, en in DOCUMENTS:
-        if name.startswith("tournaments:") or name == "documents:results-pdf":
+        if name.startswith("tournaments:") or name in TOURNAMENT_DOCUMENTS:
             urls.append((reverse(name, args=[tournament.slug]), name, zh, en))
             continue
         for event in tournament.events.all():
@@ -161,7 +164,7 @@ def test_every_pdf_of_the_played_demo_is_written_in_its_readers_language(demo, t
             for response in (in_chinese, in_english):
                 assert "Cookie" in response["Vary"], url
             checked += 1
-    assert checked == 2 * 2 + 5 * 4  # two tournaments' notice and results, five events' four
+    assert checked == 2 * 3 + 5 * 4  # two tournaments' notice, results and standings; 5 events' 4
 
 
 def test_a_chinese_download_after_an_english_one_is_chinese_again(client, demo, tmp_path):
@@ -206,8 +209,8 @@ def test_a_swiss_preliminary_reads_in_english_on_the_draw_sheet_and_the_bracket(
         left = app_written_chinese(without_footers(texts[name], response.content), typed)
         assert not left, (name, left)
     draw = texts["documents:draw-pdf"]
-    assert "Stage1:(preliminary,Swiss,downtothelast8)" in draw
-    assert "Stage2:knockout(theSwisstop8)" in draw
+    assert "Stage1:preliminarySwissrounds,downtothelast8" in draw
+    assert "Stage2:knockoutoftheSwisstop8" in draw
     assert "GroupA:Swissrank1–Swissrank8" in draw
     bracket = texts["documents:bracket-pdf"]
     assert "Thetop8inthestandingsgoontotheknockoutstage" in bracket

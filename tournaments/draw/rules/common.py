@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from guandan_cup.errors import UserError
+from guandan_cup.errors import N_, UserError
 from scoring.engines.board import Words, words
 
 FINAL_NAME = "决赛"
@@ -62,10 +62,9 @@ def name_words(name: str) -> Words | str:
         return _FIXED_NAMES[name]
     if match := _FRACTION.fullmatch(name):
         n = int(match[1])
-        # English names the round by its entries alone (Round of 16), so its message is
-        # not checked for every argument:
-        # xgettext:no-python-format
-        return words("1/%(n)s决赛（%(entries)s强）", n=n, entries=2 * n)
+        # English names the round by the entries left (Round of 16), not by n.
+        # xgettext: no-python-format
+        return words("1/%(n)s决赛", n=n, entries=2 * n)
     if match := _ROUND.fullmatch(name):
         return words("第%(n)s轮", n=int(match[1]))
     if match := _GROUP.fullmatch(name):
@@ -80,13 +79,20 @@ class DrawError(UserError):
 def entry_list(entries: Sequence, minimum: int = 2) -> list:
     entries = list(entries)
     if any(entry is None for entry in entries):
-        raise DrawError("missing_entry", "参赛队不能为空。")
+        raise DrawError("missing_entry", N_("参赛队不能为空。"))
     counts = Counter(entries)
     repeated = [entry for entry, count in counts.items() if count > 1]
     if repeated:
-        raise DrawError("duplicate_entry", f"参赛队{repeated[0]!r}出现了不止一次。")
+        raise DrawError(
+            "duplicate_entry", N_("参赛队%(repeated)s出现了不止一次。"), repeated=repr(repeated[0])
+        )
     if len(entries) < minimum:
-        raise DrawError("too_few_entries", f"至少需要{minimum}个参赛队，现在只有{len(entries)}个。")
+        raise DrawError(
+            "too_few_entries",
+            N_("至少需要%(minimum)s个参赛队，现在只有%(entries)s个。"),
+            minimum=minimum,
+            entries=len(entries),
+        )
     return entries
 
 
@@ -97,15 +103,24 @@ def checked_seeds(seeds: Mapping | None, entries: list) -> dict:
     known = set(entries)
     for entry, number in seeds.items():
         if entry not in known:
-            raise DrawError("unknown_entry", f"种子{entry!r}不在参赛名单中。")
+            raise DrawError("unknown_entry", N_("种子%(entry)s不在参赛名单中。"), entry=repr(entry))
         if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-            raise DrawError("invalid_seed", f"种子序号必须是正整数，{entry!r}的是{number!r}。")
+            raise DrawError(
+                "invalid_seed",
+                N_("种子序号必须是正整数，%(entry)s的是%(number)s。"),
+                entry=repr(entry),
+                number=repr(number),
+            )
     numbers = sorted(seeds.values())
     if len(set(numbers)) != len(numbers):
         repeated = next(n for n, c in Counter(numbers).items() if c > 1)
-        raise DrawError("duplicate_seed", f"种子序号{repeated}用了不止一次。")
+        raise DrawError(
+            "duplicate_seed", N_("种子序号%(repeated)s用了不止一次。"), repeated=repeated
+        )
     if numbers != list(range(1, len(numbers) + 1)):
-        raise DrawError("seed_gap", f"种子序号必须从1起连续编号，现在是{numbers}。")
+        raise DrawError(
+            "seed_gap", N_("种子序号必须从1起连续编号，现在是%(numbers)s。"), numbers=numbers
+        )
     return dict(seeds)
 
 

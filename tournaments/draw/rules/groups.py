@@ -8,6 +8,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from guandan_cup.errors import N_
 from tournaments.draw.rules.common import DrawError, checked_seeds, entry_list, unit_key
 from tournaments.draw.rules.knockout import _meeting_round, bracket_size, seed_order
 
@@ -44,7 +45,11 @@ def split_into_groups(
     entries = entry_list(entries)
     n = len(entries)
     if not isinstance(group_count, int) or group_count < 1:
-        raise DrawError("invalid_group_count", f"小组数必须是正整数，不能是{group_count!r}。")
+        raise DrawError(
+            "invalid_group_count",
+            N_("小组数必须是正整数，不能是%(group_count)s。"),
+            group_count=repr(group_count),
+        )
     if n < 2 * group_count:
         raise DrawError(
             "too_many_groups", f"{n}个参赛队分不成{group_count}个组：每组至少要有2个队。"
@@ -125,10 +130,14 @@ def seed_from_groups(group_rankings: Sequence[Sequence], advance: int) -> list:
     as the places left allow.
     """
     if not isinstance(advance, int) or advance < 1:
-        raise DrawError("invalid_advance", f"每组出线队数必须是正整数，不能是{advance!r}。")
+        raise DrawError(
+            "invalid_advance",
+            N_("每组出线队数必须是正整数，不能是%(advance)s。"),
+            advance=repr(advance),
+        )
     groups = [list(group) for group in group_rankings]
     if not groups:
-        raise DrawError("no_groups", "没有小组，无法确定出线队。")
+        raise DrawError("no_groups", N_("没有小组，无法确定出线队。"))
     for i, group in enumerate(groups):
         if len(group) < advance:
             raise DrawError(

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from guandan_cup.errors import N_
 from tournaments.draw.rules.common import (
     FINAL_NAME,
     SEMI_FINAL_NAME,
@@ -35,7 +36,7 @@ def _is_power_of_two(value) -> bool:
 def bracket_size(n: int) -> int:
     """The smallest power of two ≥ n: the number of first-round slots for n entries."""
     if n < 2:
-        raise DrawError("too_few_entries", f"至少需要2个参赛队才能抽签，现在只有{n}个。")
+        raise DrawError("too_few_entries", N_("至少需要2个参赛队才能抽签，现在只有%(n)s个。"), n=n)
     return 1 << (n - 1).bit_length()
 
 
@@ -276,22 +277,45 @@ def physical_draw(lots: Mapping, size: int | None = None) -> list:
     Empty slots are byes. ``size`` defaults to the smallest bracket for the field.
     """
     if len(lots) < 2:
-        raise DrawError("too_few_entries", f"至少需要2个参赛队才能抽签，现在只有{len(lots)}个。")
+        raise DrawError(
+            "too_few_entries", N_("至少需要2个参赛队才能抽签，现在只有%(lots)s个。"), lots=len(lots)
+        )
     if size is None:
         size = bracket_size(len(lots))
     elif not _is_power_of_two(size) or size < 2:
-        raise DrawError("invalid_size", f"签位数必须是2、4、8、16……，不能是{size}。")
+        raise DrawError(
+            "invalid_size", N_("签位数必须是2、4、8、16……，不能是%(size)s。"), size=size
+        )
     elif size < len(lots):
-        raise DrawError("size_too_small", f"{len(lots)}个参赛队放不进{size}个签位。")
+        raise DrawError(
+            "size_too_small",
+            N_("%(lots)s个参赛队放不进%(size)s个签位。"),
+            lots=len(lots),
+            size=size,
+        )
     slots: list = [None] * size
     for entry, raw in lots.items():
         lot = whole_number_or_none(raw)
         if lot is None:
-            raise DrawError("invalid_lot", f"{entry!r}的签号“{raw}”不是整数。")
+            raise DrawError(
+                "invalid_lot", N_("%(entry)s的签号“%(raw)s”不是整数。"), entry=repr(entry), raw=raw
+            )
         if not 1 <= lot <= size:
-            raise DrawError("lot_out_of_range", f"{entry!r}的签号{lot}不在1到{size}之间。")
+            raise DrawError(
+                "lot_out_of_range",
+                N_("%(entry)s的签号%(lot)s不在1到%(size)s之间。"),
+                entry=repr(entry),
+                lot=lot,
+                size=size,
+            )
         if slots[lot - 1] is not None:
-            raise DrawError("duplicate_lot", f"{lot}号签被{slots[lot - 1]!r}和{entry!r}重复使用。")
+            raise DrawError(
+                "duplicate_lot",
+                N_("%(lot)s号签被%(slots)s和%(entry)s重复使用。"),
+                lot=lot,
+                slots=repr(slots[lot - 1]),
+                entry=repr(entry),
+            )
         slots[lot - 1] = entry
     empty_matches = [
         f"{home + 1}号和{home + 2}号"
@@ -381,7 +405,9 @@ def plan_knockout(
     slots = tuple(slots)
     size = len(slots)
     if not _is_power_of_two(size) or size < 2:
-        raise DrawError("invalid_size", f"签位数必须是2、4、8、16……，不能是{size}。")
+        raise DrawError(
+            "invalid_size", N_("签位数必须是2、4、8、16……，不能是%(size)s。"), size=size
+        )
     entry_list([entry for entry in slots if entry is not None])
     total = knockout_rounds(size)
     rounds = total

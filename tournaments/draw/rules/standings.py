@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
+from guandan_cup.errors import N_
 from tournaments.draw.rules.common import DrawError, entry_list
 
 
@@ -64,7 +65,9 @@ def standings(
     criteria = list(dict.fromkeys(tiebreaks))
     unknown = [name for name in criteria if name not in TIEBREAKS]
     if unknown:
-        raise DrawError("unknown_tiebreak", f"未知的排名规则：{unknown[0]!r}。")
+        raise DrawError(
+            "unknown_tiebreak", N_("未知的排名规则：%(unknown)s。"), unknown=repr(unknown[0])
+        )
     if "lot" not in criteria:
         criteria.append("lot")
     win, draw, loss = points
@@ -79,13 +82,17 @@ def standings(
     for result in results:
         for side in (result.home, result.away):
             if side is not None and side not in order_of:
-                raise DrawError("unknown_entry", f"成绩中的{side!r}不在本组名单中。")
+                raise DrawError(
+                    "unknown_entry", N_("成绩中的%(side)s不在本组名单中。"), side=repr(side)
+                )
         if result.home == result.away or result.home is None:
-            raise DrawError("invalid_result", f"成绩{result!r}的双方不对。")
+            raise DrawError("invalid_result", N_("成绩%(result)s的双方不对。"), result=repr(result))
         if result.winner not in (result.home, result.away, None) or (
             result.away is None and result.winner != result.home
         ):
-            raise DrawError("invalid_result", f"成绩{result!r}的胜方不是参赛双方之一。")
+            raise DrawError(
+                "invalid_result", N_("成绩%(result)s的胜方不是参赛双方之一。"), result=repr(result)
+            )
         sides = [(result.home, result.away, result.home_level_points)]
         if result.away is not None:
             sides.append((result.away, result.home, result.away_level_points))

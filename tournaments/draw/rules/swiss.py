@@ -56,6 +56,7 @@ from collections import Counter, deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
+from guandan_cup.errors import N_
 from tournaments.draw.rules.common import DrawError
 
 _FLOAT = -1  # a search choice: this entry floats down instead of being paired here
@@ -131,7 +132,9 @@ def _ranked(players: Sequence[SwissPlayer], rng: random.Random | None) -> list[S
         )
     repeated = [pid for pid, count in Counter(p.id for p in players).items() if count > 1]
     if repeated:
-        raise PairingError("duplicate_player", f"参赛队{repeated[0]!r}出现了不止一次。")
+        raise PairingError(
+            "duplicate_player", N_("参赛队%(repeated)s出现了不止一次。"), repeated=repr(repeated[0])
+        )
     for player in players:
         score = player.score
         if (
@@ -140,7 +143,12 @@ def _ranked(players: Sequence[SwissPlayer], rng: random.Random | None) -> list[S
             or not math.isfinite(score)
             or score < 0
         ):
-            raise PairingError("invalid_score", f"参赛队{player.id!r}的积分{score!r}不正确。")
+            raise PairingError(
+                "invalid_score",
+                N_("参赛队%(player)s的积分%(score)s不正确。"),
+                player=repr(player.id),
+                score=repr(score),
+            )
     with contextlib.suppress(TypeError):  # ids that do not compare keep the order given
         players.sort(key=lambda p: p.id)
     if rng is not None:

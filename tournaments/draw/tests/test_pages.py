@@ -121,9 +121,10 @@ def test_placings_appear_once_the_final_and_third_place_are_played(client, demo)
     event = Event.objects.get(tournament__slug="nantong-2014", slug="guandan")
     synthetic.play_event(event, seed=4)
     data = client.get(bracket_url(name="live:bracket-json")).json()
-    assert [p["rank"] for p in data["placings"]] == [1, 2, 3, 4]
+    # The podium, and the four quarter-final losers sharing 5th (as the standings count them).
+    assert [p["rank"] for p in data["placings"]] == [1, 2, 3, 4, 5, 5, 5, 5]
     html = client.get(bracket_url()).content.decode()
-    assert "冠军" in html and "季军" in html
+    assert "冠军" in html and "季军" in html and "第5名" in html
 
 
 def test_an_event_not_drawn_yet_says_so(client, demo):

@@ -130,10 +130,10 @@ def test_the_draw_sheet_shows_both_stages_as_one_plan(db):
     assert "决出8强" in sheet[0].title
     assert sheet[1].title.startswith("第二阶段")
     assert [(line.home, line.away) for line in sheet[1].lines[:4]] == [
-        ("积分第1名", "积分第8名"),
-        ("积分第4名", "积分第5名"),
-        ("积分第2名", "积分第7名"),
-        ("积分第3名", "积分第6名"),
+        ("积分编排第1名", "积分编排第8名"),
+        ("积分编排第4名", "积分编排第5名"),
+        ("积分编排第2名", "积分编排第7名"),
+        ("积分编排第3名", "积分编排第6名"),
     ]
     _play(event, random.Random(5))
     titles = [part.title for part in draw_sheet(load_bracket(event))]

@@ -1,5 +1,6 @@
 """In a browser: the bracket polls with If-None-Match, a 304 leaves the page as it is, a
-result shows up at the next poll; the projector moves from slide to slide by itself."""
+result shows up at the next poll; the projector moves from slide to slide by itself, and
+its 团体总分 slide shows its table every time round."""
 
 import re
 
@@ -57,3 +58,33 @@ def test_the_projector_moves_on_by_itself(live_server, page, event):
     expect(first).to_have_class("slide slide-ties current")
     expect(slides.nth(1)).to_have_class("slide slide-tree current", timeout=4000)
     expect(page.locator(".screen-clock")).to_have_text(re.compile(r"^\d\d:\d\d$"))
+
+
+def test_the_units_standings_slide_shows_its_rows_every_cycle(live_server, page, event):
+    """The 团体总分 slide loads its table from the standings page. The projector's body is
+    replaced by its polls, and the slide with it: loaded again, it must not be told "not
+    modified" (an ETag of the table it no longer holds) and stay empty."""
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    polls = []
+    page.on(
+        "response",
+        lambda r: (
+            polls.append(r.status)
+            if "/screen/" in r.url and r.request.headers.get("hx-request")
+            else None
+        ),
+    )
+    page.goto(f"{live_server.url}/t/live/teams/screen/")
+    units = page.locator("#screen-body .slide-units")
+    rows = units.locator("tbody tr")
+    for cycle in range(2):
+        expect(page.locator("#screen-body .slide-units.current")).to_have_count(1, timeout=15000)
+        expect(rows.first).to_be_visible()
+        assert rows.count() >= 1
+        box = rows.first.bounding_box()
+        assert box and box["width"] > 0 and box["height"] > 0, cycle
+        text = units.inner_text()
+        assert "团体总分" in text and rows.first.inner_text().strip(), cycle
+        # Wait for the slide to move on, then for it to come round again.
+        expect(page.locator("#screen-body .slide-units.current")).to_have_count(0, timeout=5000)
+    assert 200 in polls  # the body was replaced at least once meanwhile

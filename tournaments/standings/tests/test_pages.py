@@ -270,6 +270,27 @@ def test_the_page_polls_its_list_and_is_answered_304_while_nothing_changed(clien
     )
 
 
+def test_a_phone_that_switches_language_is_not_told_not_modified(client, demo):
+    """The page, its polled list and standings.json each answer an ETag of their language:
+    the Chinese one sent by a phone now in English gets the English page, not a 304."""
+    from django.test import Client
+
+    english = Client()
+    english.cookies["django_language"] = "en"
+    url = reverse("standings:page", args=["anhui-2021"])
+    for path, headers in [
+        (url, {}),
+        (url, {"HTTP_HX_REQUEST": "true"}),
+        (reverse("standings:json", args=["anhui-2021"]), {}),
+    ]:
+        chinese = client.get(path, **headers)
+        switched = english.get(path, HTTP_IF_NONE_MATCH=chinese["ETag"], **headers)
+        assert switched.status_code == 200, (path, headers)
+        assert switched["ETag"] != chinese["ETag"]
+        assert english.get(path, HTTP_IF_NONE_MATCH=switched["ETag"], **headers).status_code == 304
+    assert "Unit standings" in english.get(url).content.decode()
+
+
 def test_before_any_result_no_unit_is_ranked_and_nobody_has_a_prize(client, demo, tmp_path):
     import subprocess
 
@@ -290,3 +311,37 @@ def test_before_any_result_no_unit_is_ranked_and_nobody_has_a_prize(client, demo
         ["pdftotext", str(tmp_path / "r.pdf"), "-"], capture_output=True, text=True, check=True
     ).stdout
     assert "纪念奖" not in text and "一等奖" not in text
+
+
+def test_the_page_says_why_equal_points_rank_apart_and_what_each_event_gave(client, demo):
+    """Units with equal points are told apart by their places (more firsts first): the page
+    says so, shows each unit's places beside its points, and a table gives each event's
+    points to each unit, summing to its total."""
+    from tournaments.ops.demo import play_demo
+
+    play_demo(only="anhui-2021")
+    tournament = demo["anhui-2021"]
+    st = standings(tournament)
+    page = client.get(reverse("standings:page", args=["anhui-2021"])).content.decode()
+    assert "第1名多者列前" in page
+    events = sorted(st.events_by_slug.values(), key=lambda e: (e.order, e.pk))
+    table = page[page.index('class="table points-by-event"') :]
+    for event in events:
+        assert event.name in table
+    winner = st.rows[0]
+    firsts = sum(1 for line in winner.lines if line.rank == 1)
+    assert f"第1名×{firsts}" in page
+    data = client.get(reverse("standings:json", args=["anhui-2021"])).json()
+    for unit in data["units"][:3]:
+        row = table[table.index(f'<th scope="row">{unit["name"]}</th>') :].split("</tr>")[0]
+        cells = [c.split("</td>")[0] for c in row.split("<td>")[1:]]
+        given = [float(c) for c in cells[:-1] if c != "—"]
+        assert sum(given) == pytest.approx(unit["points"])
+    tied = [r for r in st.rows if sum(1 for o in st.rows if o.points == r.points) > 1 and r.rank]
+    if tied:
+        assert "tie-break" in page
+    english = client.get(
+        reverse("standings:page", args=["anhui-2021"]), HTTP_COOKIE="django_language=en"
+    ).content.decode()
+    assert "ranked by the number of first places" in english and "Points by event" in english
+    assert "place 1: 9" in english

@@ -14,15 +14,18 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
+from guandan_cup.words import listing
+from tournaments.documents.certificates import certificate_text, certificate_title
 from tournaments.draw import selectors as draw_selectors
 from tournaments.draw.read import Bracket, load_bracket
 from tournaments.draw.rules import knockout
 from tournaments.draw.sheet import draw_sheet, swiss_qualifiers
 from tournaments.draw.status import event_finished
 from tournaments.models import Entry, Event, Stage, Tournament
+from tournaments.models.bracket import worded
 
-# Stored and compared in Chinese, as the certificates (the organiser's Chinese text) say
-# them; the results' table shows them in the reader's language ({% translate row.prize %}).
+# Kept in Chinese, as a certificate the organiser worded says them; a document shows them in
+# its reader's language ({% translate row.prize %}).
 PRIZES = {1: gettext_noop("一等奖"), 2: gettext_noop("二等奖"), 3: gettext_noop("三等奖")}
 SOUVENIR = gettext_noop("纪念奖")
 PARTICIPATION = gettext_noop("参与奖")
@@ -194,11 +197,13 @@ def bracket_context(event: Event, *, picture: bool = False) -> dict:
     show_points(event, [m for sv in bracket.stages for rv in sv.rounds for m in rv.matches])
     size, pages, others = bracket_pages(bracket, picture=picture)
     for view in others:
+        # The groups' names as the reader calls them (A组, Group A).
+        view.printed_groups = [(worded(label), rows) for label, rows in view.groups]
         qualifiers = swiss_qualifiers(view.stage) if view.swiss else None
         if qualifiers:
             # A Swiss preliminary's top K and how they meet in the knockout (1–8, 4–5 …).
             order = knockout.ranked_order(knockout.bracket_size(max(qualifiers, 2)))
-            view.seeding = gettext("、").join(
+            view.seeding = listing(
                 f"{a}—{b}" if b <= qualifiers else gettext("%(seed)s（轮空）") % {"seed": a}
                 for a, b in zip(order[::2], order[1::2], strict=True)
             )
@@ -337,6 +342,7 @@ def prize_for(rank: int | None, entry: Entry) -> str:
 def results_context(tournament: Tournament) -> dict:
     """Placings and prizes per event, disqualifications, and one certificate per award."""
     from scoring.models import AuditEntry, TableEvent
+    from scoring.selectors import table_heading, tie_name
 
     events = []
     certificates = []
@@ -389,17 +395,27 @@ def results_context(tournament: Tournament) -> dict:
                 table__voided_at__isnull=True,
                 undone_at__isnull=True,
                 payload__penalty__kind="disqualify",
-            ).select_related("table__home_pair", "table__away_pair", "table__match")
+            ).select_related(
+                "table__home_pair",
+                "table__away_pair",
+                "table__match__round",
+                "table__match__home",
+                "table__match__away",
+            )
             if _penalised_entry_id(n) not in out
         ]
+        for n in notes:
+            n.table_name = table_heading(n.table)  # 1/4决赛 · 体育—行政 · 第1台
         rulings = list(
             AuditEntry.objects.filter(
                 match__round__stage__event=event,
                 action__in=[AuditEntry.Action.RULING, AuditEntry.Action.REPLAY],
             )
-            .select_related("match")
+            .select_related("match__round", "match__home", "match__away")
             .order_by("created_at", "pk")  # in the order they were made
         )
+        for r in rulings:
+            r.tie = tie_name(r.match)
         events.append(
             {
                 "event": event,
@@ -424,6 +440,7 @@ def results_context(tournament: Tournament) -> dict:
         # Results are announced on the day of the tournament, not the day of the notice.
         "date": tournament.starts_on,
         "signature": tournament.certificate_signature or tournament.organiser_name,
+        "certificate_title": certificate_title(tournament),
     }
 
 
@@ -451,18 +468,3 @@ def _entries_under_review(bracket: Bracket) -> set[int]:
             if to_id in review and entry is not None:
                 found.add(entry.pk)
     return found - {None}
-
-
-def certificate_text(tournament: Tournament, event: Event, row: dict) -> list[str]:
-    entry = row["entry"]
-    # A team is its unit; a pair or a player is named with their unit.
-    name = entry.name if entry.name == entry.unit.name else f"{entry.name}（{entry.unit.name}）"
-    text = tournament.certificate_text.format(
-        name=name,
-        unit=entry.unit.name,
-        tournament=tournament.name,
-        event=event.name,
-        prize=row["prize"],
-        rank=row["rank"] or "",
-    )
-    return [line for line in text.splitlines() if line.strip()]

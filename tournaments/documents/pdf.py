@@ -26,6 +26,8 @@ from functools import lru_cache
 from django.conf import settings
 from django.http import HttpResponse
 from django.template.loader import render_to_string
+from django.utils import translation
+from django.utils.cache import patch_vary_headers
 
 CJK_FONT_HINT = "sudo apt-get install fonts-noto-cjk  (or fonts-wqy-microhei)"
 
@@ -211,7 +213,16 @@ def _retag_font_subsets(reader, piece: int) -> None:
 
 
 def pdf_response(pdf: bytes, filename: str, *, download: bool = False) -> HttpResponse:
+    """The PDF, written in the reader's language (the language cookie): a copy in another
+    language has a name of its own (results-en.pdf beside results.pdf), and any cache
+    between keeps one copy per cookie (``Vary``)."""
+    language = translation.get_language() or settings.LANGUAGE_CODE
+    if language != settings.LANGUAGE_CODE:
+        stem, dot, ext = filename.rpartition(".")
+        filename = f"{stem}-{language}{dot}{ext}" if dot else f"{filename}-{language}"
     response = HttpResponse(pdf, content_type="application/pdf")
     disposition = "attachment" if download else "inline"
     response["Content-Disposition"] = f'{disposition}; filename="{filename}"'
+    response["Content-Language"] = language
+    patch_vary_headers(response, ("Cookie",))
     return response

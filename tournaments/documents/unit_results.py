@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext, gettext_noop
+
 from tournaments.models import Tournament
 from tournaments.standings.read import rows_of
 from tournaments.standings.selectors import as_number, standings
 
-UNIT_PRIZES = {1: "团体第一名", 2: "团体第二名", 3: "团体第三名"}
+# In Chinese, as the results keep the prizes; shown in the reader's language.
+UNIT_PRIZES = {
+    1: gettext_noop("团体第一名"),
+    2: gettext_noop("团体第二名"),
+    3: gettext_noop("团体第三名"),
+}
 
 
 def standings_context(tournament: Tournament) -> dict:
@@ -37,8 +44,14 @@ def unit_results_context(tournament: Tournament) -> dict:
     certificates = []
     for row in st.top:
         prize = UNIT_PRIZES[row.rank]
-        text = f"{st.units[row.unit].name}在{tournament.name}中荣获团体总分{prize}（{as_number(row.points)}分）。\n特发此证，以资鼓励。"
-        certificates.append({"unit": st.units[row.unit], "prize": prize, "text": text.splitlines()})
+        won = gettext("%(unit)s在%(tournament)s中荣获团体总分%(prize)s（%(points)s分）。") % {
+            "unit": st.units[row.unit].name,
+            "tournament": tournament.name,
+            "prize": gettext(prize),
+            "points": as_number(row.points),
+        }
+        text = [won, gettext("特发此证，以资鼓励。")]
+        certificates.append({"unit": st.units[row.unit], "prize": prize, "text": text})
     return {
         "unit_standings": {
             "final": st.final,

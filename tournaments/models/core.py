@@ -18,6 +18,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from scoring.engines.common import RuleSetError
 from tournaments.live import stamps
@@ -40,6 +41,12 @@ def ruleset_choices() -> list[tuple[str, list[tuple[str, str]]]]:
         "table_tennis": _("乒乓球"),
     }
     return [(labels[sport], choices) for sport, choices in groups.items()]
+
+
+# The certificate (奖状) as the app words it, until the organiser words their own; a document
+# shows these in its reader's language (documents.build.certificate_text).
+CERTIFICATE_TITLE = gettext_noop("荣誉证书")
+CERTIFICATE_TEXT = gettext_noop("{name}在{tournament}{event}中荣获{prize}。\n特发此证，以资鼓励。")
 
 
 class Tournament(models.Model):
@@ -172,10 +179,10 @@ class Tournament(models.Model):
     # A disqualified entry's 比赛资格 is ended (Anhui): no points by default.
     standings_disqualified_score = models.BooleanField(_("取消资格者计团体分"), default=False)
     # The award certificate (奖状) the organiser can word as they like.
-    certificate_title = models.CharField(_("奖状标题"), max_length=50, default="荣誉证书")
+    certificate_title = models.CharField(_("奖状标题"), max_length=50, default=CERTIFICATE_TITLE)
     certificate_text = models.TextField(
         _("奖状正文"),
-        default="{name}在{tournament}{event}中荣获{prize}。\n特发此证，以资鼓励。",
+        default=CERTIFICATE_TEXT,
         help_text=_(
             "可用占位：{name} 获奖者（个人与双人附单位），{unit} 单位，{tournament} 比赛，{event} 项目，{prize} 奖项，{rank} 名次"
         ),

@@ -23,8 +23,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from scoring.engines.board import Words, words
+
 SIDES = ("home", "away")
 SIDE_ZH = {"home": "主方", "away": "客方"}
+# The sides as people read them when a side has no name yet (主方/客方, home/away).
+SIDE_WORDS = {"home": words("主方"), "away": words("客方")}
 # The services' team letters for the sides of an individual match, and back.
 TEAM_OF_SIDE = {"home": "A", "away": "B"}
 SIDE_OF_TEAM = {"A": "home", "B": "away"}
@@ -54,17 +58,23 @@ def forfeit_code(reason: str) -> str:
     return _OLD_FORFEIT_CODES.get(reason, reason)
 
 
-def forfeit_label(reason: str, unknown: str | None = None) -> str:
-    """The Chinese words of a forfeit reason; a reason that is no code is ``unknown``, or
-    shown verbatim when ``unknown`` is None."""
+def forfeit_words(reason: str, unknown: str | None = None) -> Words | str:
+    """A forfeit reason for people: a code's words (worded in the reader's language), a
+    reason that is no code as it was typed, or ``unknown`` for it when given."""
     code = forfeit_code(reason)
-    return FORFEIT_REASONS.get(code, code if unknown is None else unknown)
+    if code in FORFEIT_REASONS:
+        return words(FORFEIT_REASONS[code])
+    return code if unknown is None else unknown
 
 
-def describe_forfeit(loser: str, winner: str, reason: str) -> str:
+def describe_forfeit(loser: str | Words, winner: str | Words, reason: str) -> Words:
     """The referee screen's sentence for a forfeit: 张伟弃权，李娜获胜（迟到十分钟以上）."""
-    label = forfeit_label(reason)
-    return f"{loser}弃权，{winner}获胜" + (f"（{label}）" if label else "")
+    label = forfeit_words(reason)
+    if label:
+        return words(
+            "%(loser)s弃权，%(winner)s获胜（%(reason)s）", loser=loser, winner=winner, reason=label
+        )
+    return words("%(loser)s弃权，%(winner)s获胜", loser=loser, winner=winner)
 
 
 # --------------------------------------------------------------------------- errors
@@ -164,8 +174,10 @@ class Engine(Protocol):
     Teams are the services' ``"A"`` (home) and ``"B"`` (away) in every argument and answer.
     A *stored* state is the dict ``stored_state`` makes, as kept on the table row and read
     by the pages; the functions that read a state read that dict. A rule set has ``id``,
-    ``name``, ``summary_zh()``, ``best_of``, ``forfeit_ends_event`` and
-    ``time_limit_minutes``.
+    ``name``, ``summary()`` (:class:`~scoring.engines.board.Words`; ``summary_zh()`` its
+    Chinese), ``best_of``, ``forfeit_ends_event`` and ``time_limit_minutes``. What people
+    read (descriptions, summaries, boards) is words, worded in the reader's language when
+    shown.
     """
 
     KIND: str  # "guandan" | "xiangqi" | "rally"
@@ -181,7 +193,7 @@ class Engine(Protocol):
     def parse_event(self, payload: Any) -> Any: ...
     def event_to_dict(self, event) -> dict: ...
     def apply_event(self, state, event, rules) -> Any: ...
-    def describe_event(self, before, event, after, rules, names: Mapping[str, str]) -> str: ...
+    def describe_event(self, before, event, after, rules, names: Mapping[str, str]) -> Words: ...
     def forfeit_event(self, team: str, reason: str) -> dict: ...
     def stored_state(self, state, rules) -> dict: ...
     def public_state(self, state, rules) -> dict: ...
@@ -235,9 +247,9 @@ def sides_swapped(payload: Any) -> Any:
     return swap(payload)
 
 
-def side_name(side: str, names: Mapping[str, str] | None = None) -> str:
-    """The player's name for the referee's screen, or 主方/客方."""
-    return (names or {}).get(side) or SIDE_ZH[side]
+def side_name(side: str, names: Mapping[str, str] | None = None) -> str | Words:
+    """The player's name for the referee's screen, or 主方/客方 (home/away)."""
+    return (names or {}).get(side) or SIDE_WORDS[side]
 
 
 def side_names(names: Mapping[str, str] | None) -> dict[str, str]:
@@ -323,7 +335,7 @@ def forfeit_of_team(team: str, reason: str) -> dict:
     return forfeit_to_dict(Forfeit(SIDE_OF_TEAM[team], forfeit_code(reason)))
 
 
-def describe_side_forfeit(event: Forfeit, names: Mapping[str, str] | None = None) -> str:
+def describe_side_forfeit(event: Forfeit, names: Mapping[str, str] | None = None) -> Words:
     return describe_forfeit(
         side_name(event.side, names), side_name(other(event.side), names), event.reason
     )

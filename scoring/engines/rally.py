@@ -1,5 +1,6 @@
 """Rally-point matches of 羽毛球 (badminton) and 乒乓球 (table tennis): the events, the
-match state and the referee screen's sentences; pure Python, standard library only.
+match state and the referee screen's sentences (words, worded for the reader when shown);
+pure Python, standard library only.
 
 Rule sets and the legal final scores of a game are in :mod:`scoring.engines.rally_rules`
 (re-exported here, so callers import from ``scoring.engines.rally`` only). Referees enter
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from scoring.engines import common, match_boards
+from scoring.engines.board import THEN, Words, clauses, words
 from scoring.engines.common import (
     EngineError,
     Forfeit,
@@ -303,34 +305,52 @@ def describe(
     after: RallyState,
     rules: RallyRules | str,
     names: Mapping[str, str] | None = None,
-) -> str:
-    """Short Chinese description of what ``event`` did, for the referee's screen."""
+) -> Words:
+    """What ``event`` did, for the referee's screen and the audit: words (Chinese, worded in
+    the reader's language when shown)."""
     as_rules(rules)
     event = coerce_event(event)
 
-    def name(side: str) -> str:
+    def name(side: str):
         return side_name(side, names)
 
     if isinstance(event, Forfeit):
         return describe_side_forfeit(event, names)
     if isinstance(event, FirstServer):
-        return f"猜先：{name(event.side)}先发球"
+        return words("猜先：%(name)s先发球", name=name(event.side))
     if isinstance(event, Point) and len(after.games) == len(before.games):
         h, a = after.current_game
-        text = f"{name(event.side)}得分，{h}–{a}"
-        return text + (f"，{name(after.server)}发球" if after.server else "")
+        if after.server:
+            return words(
+                "%(name)s得分，%(score)s，%(server)s发球",
+                name=name(event.side),
+                score=f"{h}–{a}",
+                server=name(after.server),
+            )
+        return words("%(name)s得分，%(score)s", name=name(event.side), score=f"{h}–{a}")
     number = len(after.games)
     h, a = after.games[-1]
-    game_winner = "home" if h > a else "away"
-    head = f"{name(event.side)}得分，" if isinstance(event, Point) else ""
-    text = f"{head}第{number}局{h}–{a}，{name(game_winner)}胜"
+    game = {"n": number, "score": f"{h}–{a}", "name": name("home" if h > a else "away")}
+    if isinstance(event, Point):
+        text = words(
+            "%(point)s得分，第%(n)s局%(score)s，%(name)s胜", point=name(event.side), **game
+        )
+    else:
+        text = words("第%(n)s局%(score)s，%(name)s胜", **game)
     won = after.games_won
     if after.match_over:
         w = after.winner
-        return f"{text}，{name(w)}{won[w]}:{won[other(w)]}获胜"
-    text += f"，局分{won['home']}:{won['away']}"
+        return words(
+            "%(what)s，%(name)s%(won)s:%(lost)s获胜",
+            what=text,
+            name=name(w),
+            won=won[w],
+            lost=won[other(w)],
+        )
+    text = words("%(what)s，局分%(home)s:%(away)s", what=text, home=won["home"], away=won["away"])
     if after.server:
-        text += f"；第{number + 1}局{name(after.server)}先发球"
+        then = words("第%(n)s局%(name)s先发球", n=number + 1, name=name(after.server))
+        return clauses([text, then], THEN)
     return text
 
 
@@ -366,7 +386,7 @@ def rules_for(discipline: str, ruleset: str, config: Mapping) -> RallyRules:
     return rules
 
 
-def describe_event(before, event, after, rules, names: Mapping[str, str]) -> str:
+def describe_event(before, event, after, rules, names: Mapping[str, str]) -> Words:
     return describe(before, event, after, rules, names=common.side_names(names))
 
 

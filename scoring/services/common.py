@@ -181,9 +181,9 @@ def worded(value: Words | str) -> str:
 
 
 def label_words(label) -> Words:
-    """A choice's label (a lazy Chinese message) as words, so that it is kept as its
-    message and worded for each reader: ``label_words(call.get_kind_display())`` would
-    be worded once, so pass the choice's label (``TableCall.Kind(kind).label``)."""
+    """A choice's label (``TableCall.Kind(kind).label``, a lazy Chinese message) as words:
+    kept as its message and worded for each reader, where ``get_kind_display()`` would be
+    worded once, in the writer's language."""
     with translation.override(None):
         return Words(str(label))
 

@@ -26,7 +26,6 @@ from typing import Any, Protocol
 from scoring.engines.board import Words, words
 
 SIDES = ("home", "away")
-SIDE_ZH = {"home": "主方", "away": "客方"}
 # The sides as people read them when a side has no name yet (主方/客方, home/away).
 SIDE_WORDS = {"home": words("主方"), "away": words("客方")}
 # The services' team letters for the sides of an individual match, and back.
@@ -80,16 +79,18 @@ def describe_forfeit(loser: str | Words, winner: str | Words, reason: str) -> Wo
 # --------------------------------------------------------------------------- errors
 
 _MESSAGES = {
-    "match_over": "本场比赛已经结束，不能再录入",
-    "invalid_event": "无法识别的记录",
+    "match_over": gettext_noop("本场比赛已经结束，不能再录入"),
+    "invalid_event": gettext_noop("无法识别的记录"),
     # Guandan
-    "invalid_order": "每副牌的名次必须是两名A队、两名B队",
-    "time_already_up": "已经宣布过时间到，不能再次宣布",
-    "no_deal_to_decide": "还没有录入任何一副牌，无法按级数判定胜负；请先录入最后一副牌",
+    "invalid_order": gettext_noop("每副牌的名次必须是两名A队、两名B队"),
+    "time_already_up": gettext_noop("已经宣布过时间到，不能再次宣布"),
+    "no_deal_to_decide": gettext_noop(
+        "还没有录入任何一副牌，无法按级数判定胜负；请先录入最后一副牌"
+    ),
     # 象棋
-    "wrong_first_move": "先手方不对：前两盘双方各先手一次",
+    "wrong_first_move": gettext_noop("先手方不对：前两盘双方各先手一次"),
     # 羽毛球, 乒乓球
-    "impossible_score": "不可能出现的比分",
+    "impossible_score": gettext_noop("不可能出现的比分"),
 }
 
 
@@ -97,16 +98,22 @@ class EngineError(Exception):
     """Input a referee can fix: a bad deal, an impossible score, an event after the match
     ended, ...
 
-    ``code`` is stable and machine-readable; ``message`` is a short Chinese sentence for
-    the referee; ``event_index`` is set by :func:`replay` (``None`` from an engine's
-    ``apply_event``).
+    ``code`` is stable and machine-readable; ``words`` is a short sentence for the referee
+    (:class:`~scoring.engines.board.Words`, worded in the reader's language by the page that
+    shows it) and ``message`` its Chinese; ``event_index`` is set by :func:`replay`
+    (``None`` from an engine's ``apply_event``).
     """
 
-    def __init__(self, code: str, message: str | None = None, event_index: int | None = None):
+    def __init__(
+        self, code: str, message: Words | str | None = None, event_index: int | None = None
+    ):
         if code not in _MESSAGES:
             raise ValueError(f"unknown EngineError code {code!r}")
         self.code = code
-        self.message = message or _MESSAGES[code]
+        if message is None:
+            message = words(_MESSAGES[code])
+        self.words = message if isinstance(message, Words) else Words(message)
+        self.message = str(self.words)
         self.event_index = event_index
         super().__init__(self.message)
 
@@ -114,7 +121,7 @@ class EngineError(Exception):
         return self.message
 
     def __reduce__(self):
-        return (type(self), (self.code, self.message, self.event_index))
+        return (type(self), (self.code, self.words, self.event_index))
 
     def as_dict(self) -> dict:
         """The error in the public examples' form (``guandan_replay`` prints it)."""
@@ -122,16 +129,17 @@ class EngineError(Exception):
 
     def at(self, event_index: int) -> EngineError:
         """A copy of this error located at ``event_index``."""
-        return EngineError(self.code, self.message, event_index)
+        return EngineError(self.code, self.words, event_index)
 
 
-def bad_event(message: str) -> EngineError:
-    return EngineError("invalid_event", f"无法识别的记录：{message}")
+def bad_event(message: Words | str) -> EngineError:
+    """A record the engine cannot read, saying what is wrong with it."""
+    return EngineError("invalid_event", words("无法识别的记录：%(what)s", what=message))
 
 
-def check_side(side: Any, what: str) -> None:
+def check_side(side: Any, what: Words) -> None:
     if not isinstance(side, str) or side not in SIDES:
-        raise bad_event(f"{what}必须是 home 或 away")
+        raise bad_event(words("%(what)s必须是 home 或 away", what=what))
 
 
 # --------------------------------------------------------------------------- replay
@@ -307,14 +315,14 @@ class Forfeit:
     reason: str = ""
 
     def __post_init__(self) -> None:
-        check_side(self.side, "弃权方")
+        check_side(self.side, words("弃权方"))
         if not isinstance(self.reason, str):
-            raise bad_event("弃权原因必须是文字")
+            raise bad_event(words("弃权原因必须是文字"))
 
 
 def parse_forfeit(body: Any) -> Forfeit:
     if not isinstance(body, dict):
-        raise bad_event("弃权的内容必须是一个对象")
+        raise bad_event(words("弃权的内容必须是一个对象"))
     reason = body.get("reason")
     if isinstance(reason, str):
         reason = forfeit_code(reason)

@@ -77,7 +77,7 @@ class Point:
     side: str
 
     def __post_init__(self) -> None:
-        check_side(self.side, "得分方")
+        check_side(self.side, words("得分方"))
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ class FirstServer:
     side: str
 
     def __post_init__(self) -> None:
-        check_side(self.side, "发球方")
+        check_side(self.side, words("发球方"))
 
 
 Event = GameScore | Point | FirstServer | Forfeit
@@ -98,16 +98,16 @@ def parse_event(obj: Any) -> Event:
     """An event from its JSON form (``matches/ID.json`` for game scores). Keys other than
     the event keys are ignored."""
     if not isinstance(obj, dict):
-        raise bad_event("每条记录必须是一个对象")
+        raise bad_event(words("每条记录必须是一个对象"))
     kinds = [k for k in ("point", "first_server", "forfeit") if k in obj]
     if "home" in obj or "away" in obj:
         kinds.append("score")
     if len(kinds) != 1:
-        raise bad_event("每条记录必须且只能是一局比分、一分、首先发球方或弃权之一")
+        raise bad_event(words("每条记录必须且只能是一局比分、一分、首先发球方或弃权之一"))
     kind = kinds[0]
     if kind == "score":
         if "home" not in obj or "away" not in obj:
-            raise bad_event("一局比分必须同时写明双方得分（home 和 away）")
+            raise bad_event(words("一局比分必须同时写明双方得分（home 和 away）"))
         return GameScore(obj["home"], obj["away"])
     if kind == "point":
         return Point(obj["point"])
@@ -241,16 +241,18 @@ def _play_point(state: RallyState, point: Point, rules: RallyRules) -> RallyStat
 
 def _set_first_server(state: RallyState, event: FirstServer) -> RallyState:
     if state.first_server is not None:
-        raise bad_event("已经录入过首先发球方")
+        raise bad_event(words("已经录入过首先发球方"))
     if state.rallies or state.games:
-        raise bad_event("首先发球方只能在比赛开始、第一分之前录入")
+        raise bad_event(words("首先发球方只能在比赛开始、第一分之前录入"))
     return replace(state, first_server=event.side, game_first_server=event.side, server=event.side)
 
 
 def _play_game_score(state: RallyState, game: GameScore, rules: RallyRules) -> RallyState:
     if state.game_in_progress:
         h, a = state.current_game
-        raise bad_event(f"本局正在逐分记录（{h}–{a}），不能再录入整局比分")
+        raise bad_event(
+            words("本局正在逐分记录（%(score)s），不能再录入整局比分", score=f"{h}–{a}")
+        )
     validate_game_score(game.home, game.away, rules)
     return _finish_game(state, (game.home, game.away), rules)
 

@@ -180,23 +180,28 @@ def as_rules(rules: RallyRules | str) -> RallyRules:
 
 def check_points(home: Any, away: Any) -> None:
     if not all(is_whole_number(x) and x >= 0 for x in (home, away)):
-        raise bad_event(f"比分必须是不小于0的整数，收到 {home!r}–{away!r}")
+        raise bad_event(
+            words("比分必须是不小于0的整数，收到 %(score)s", score=f"{home!r}–{away!r}")
+        )
 
 
-def score_problem(home: int, away: int, rules: RallyRules) -> str | None:
+def score_problem(home: int, away: int, rules: RallyRules) -> Words | None:
     """Why ``home``-``away`` is not a finished game, or ``None`` when it is one."""
     p, cap = rules.points_to_win, rules.cap
     high, low = max(home, away), min(home, away)
     score = f"{home}–{away}"
-    need_lead = f"{score}不是完整的一局：须领先2分" + (
-        f"（或打到{cap}分）" if cap is not None else ""
-    )
+    if cap is not None:
+        need_lead = words(
+            "%(score)s不是完整的一局：须领先2分（或打到%(cap)s分）", score=score, cap=cap
+        )
+    else:
+        need_lead = words("%(score)s不是完整的一局：须领先2分", score=score)
     if high == low:
-        return f"{score}不是完整的一局：双方比分不能相同"
+        return words("%(score)s不是完整的一局：双方比分不能相同", score=score)
     if cap is not None and high > cap:
-        return f"{score}超过了{cap}分上限"
+        return words("%(score)s超过了%(cap)s分上限", score=score, cap=cap)
     if high < p:
-        return f"{score}不是完整的一局：须先得到{p}分"
+        return words("%(score)s不是完整的一局：须先得到%(p)s分", score=score, p=p)
     if high == p:
         return need_lead if low == p - 1 and cap != p else None
     # Past points_to_win the game went through (p-1)-all: it ends at a two-point lead, or
@@ -206,7 +211,7 @@ def score_problem(home: int, away: int, rules: RallyRules) -> str | None:
         return None
     if diff == 1:
         return need_lead
-    return f"{score}：超过{p}分时比分差必须正好是2分"
+    return words("%(score)s：超过%(p)s分时比分差必须正好是2分", score=score, p=p)
 
 
 def validate_game_score(home: Any, away: Any, rules: RallyRules | str) -> str:

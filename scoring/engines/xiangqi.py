@@ -38,7 +38,7 @@ from typing import Any
 from scoring.engines import common, match_boards
 from scoring.engines.board import THEN, Words, clauses, words
 from scoring.engines.common import (
-    SIDE_ZH,
+    SIDE_WORDS,
     EngineError,
     Forfeit,
     SideValues,
@@ -76,8 +76,8 @@ class XiangqiGame:
 
     def __post_init__(self) -> None:
         if not isinstance(self.result, str) or self.result not in RESULTS:
-            raise bad_event("每盘结果必须是 home、away 或 draw（和棋）")
-        check_side(self.first_move, "先手方")
+            raise bad_event(words("每盘结果必须是 home、away 或 draw（和棋）"))
+        check_side(self.first_move, words("先手方"))
 
     @property
     def winner(self) -> str | None:
@@ -96,14 +96,14 @@ def parse_event(obj: Any) -> Event:
     """An event from the ``matches/ID.json`` form: ``{"result", "first_move"}`` for a game,
     ``{"forfeit": {"side", "reason"}}``. Other keys are ignored."""
     if not isinstance(obj, dict):
-        raise bad_event("每条记录必须是一个对象")
+        raise bad_event(words("每条记录必须是一个对象"))
     is_game = "result" in obj or "first_move" in obj
     if is_game == ("forfeit" in obj):
-        raise bad_event("每条记录必须且只能是一盘棋的结果或一次弃权")
+        raise bad_event(words("每条记录必须且只能是一盘棋的结果或一次弃权"))
     if "forfeit" in obj:
         return parse_forfeit(obj["forfeit"])
     if "result" not in obj or "first_move" not in obj:
-        raise bad_event("每盘棋必须写明结果（result）和先手方（first_move）")
+        raise bad_event(words("每盘棋必须写明结果（result）和先手方（first_move）"))
     return XiangqiGame(obj["result"], obj["first_move"])
 
 
@@ -177,7 +177,12 @@ def _play_game(state: XiangqiState, game: XiangqiGame, rules: XiangqiRules) -> X
         if game.first_move != expected:
             raise EngineError(
                 "wrong_first_move",
-                f"第{number}盘应由{SIDE_ZH[expected]}先手：{first_moves(alternating)}",
+                words(
+                    "第%(n)s盘应由%(side)s先手：%(turns)s",
+                    n=number,
+                    side=SIDE_WORDS[expected],
+                    turns=first_moves(alternating),
+                ),
             )
     games = state.games + (game,)
     state = replace(state, games=games, points=_points(games, rules))

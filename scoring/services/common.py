@@ -75,7 +75,7 @@ def replay_table(table: TableMatch, events: list[dict] | None = None, *, describ
             described.append((payload, text))
             state = after
     except EngineError as err:
-        raise TableError(err.code, err.message, event_index=err.event_index) from None
+        raise TableError(err.code, worded(err.words), event_index=err.event_index) from None
     return state, described
 
 

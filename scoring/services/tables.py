@@ -104,7 +104,7 @@ def record_event(
     try:
         payload = engine.normalise(event)
     except EngineError as err:
-        raise TableError(err.code, err.message) from None
+        raise TableError(err.code, common.worded(err.words)) from None
     # Nantong: after the whistle the deal in progress is played out and then time is up
     # (docs/rules.md, the time limit), so the deal recorded after the call brings the
     # time_up with it.

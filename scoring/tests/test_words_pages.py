@@ -176,3 +176,25 @@ def test_the_built_in_rule_sets_are_named_in_the_readers_language(client, demo):
     client.cookies["django_language"] = "zh-hans"
     html = client.get(reverse("manage:event-edit", args=["anhui-2021", "guandan"])).content
     assert "安徽农业大学教职工掼蛋规程（2021）" in html.decode()
+
+
+def test_a_refused_entry_is_explained_in_the_readers_language(demo):
+    from scoring.models import TableMatch
+    from scoring.services.common import TableError
+
+    table = (
+        TableMatch.objects.filter(
+            match__round__stage__event__slug="badminton",
+            match__home__isnull=False,
+            match__away__isnull=False,
+        )
+        .order_by("pk")
+        .first()
+    )
+    for language, message in (
+        ("en", "21–20 is not a finished game: it needs a 2-point lead (or 30 points)"),
+        ("zh-hans", "21–20不是完整的一局：须领先2分（或打到30分）"),
+    ):
+        with translation.override(language), pytest.raises(TableError) as refused:
+            record_event(table=table, event={"home": 21, "away": 20}, key=f"k-{language}")
+        assert refused.value.message == message

@@ -78,7 +78,7 @@ def test_the_referees_sentences_read_as_english():
         xiangqi.ANHUI_2021_XIANGQI, "Hh Aa Da", {"home": "李强", "away": "赵军"}
     )
     assert str(chess) == "第3盘和棋（赵军先手），后手李强获胜"
-    assert english(chess) == "Game 3 drawn (赵军 moves first), 李强 wins as second mover"
+    assert english(chess) == "Game 3 drawn (赵军 moves first), 李强 wins the match as second mover"
     deal = guandan_description("nantong2014", "ABAB ABAB", {"A": "张伟、李娜", "B": "王芳、赵军"})
     assert english(deal) == "张伟、李娜 first out, partner 3rd, up 2: 4→6"
     forfeit = guandan_description("anhui2021", "B:forfeit")

@@ -198,3 +198,15 @@ def test_a_refused_entry_is_explained_in_the_readers_language(demo):
         with translation.override(language), pytest.raises(TableError) as refused:
             record_event(table=table, event={"home": 21, "away": 20}, key=f"k-{language}")
         assert refused.value.message == message
+
+
+def test_an_undo_is_audited_as_what_it_took_back(cast):
+    from scoring.services.tables import undo_last
+
+    record_event(table=cast.table, event={"order": list("AABB")}, user=cast.referee, key="k")
+    undo_last(table=fresh(cast.table), user=cast.referee)
+    undone = AuditEntry.objects.get(table=cast.table, action="undo")
+    home, away = pair_name(cast.table.home_pair), pair_name(cast.table.away_pair)
+    assert undone.summary == f"撤销：{home}双上（{away}双下），升3级：2→5"
+    with translation.override("en"):
+        assert say(undone.said) == f"Undone: {home} double win ({away} double loss), up 3: 2→5"

@@ -11,6 +11,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from scoring.engines.board import Words
 from tournaments.models import Match, Pair, Tournament
 
 # The people a table page shows: both pairs' players.
@@ -373,7 +374,10 @@ class AuditEntry(models.Model):
     action = models.CharField(_("操作"), max_length=32)
     # Done by the players at the table from its link (no login: ``actor`` is empty).
     by_players = models.BooleanField(_("选手操作"), default=False)
+    # What happened in Chinese (search, export, entries written before ``words``) …
     summary = models.CharField(_("摘要"), max_length=300, blank=True)
+    # … and as its message and arguments (``Words.to_json``), worded for each reader.
+    words = models.JSONField(_("摘要（词句）"), null=True, blank=True)
     before = models.JSONField(_("之前"), null=True, blank=True)
     after = models.JSONField(_("之后"), null=True, blank=True)
     reason = models.CharField(_("原因"), max_length=300, blank=True)
@@ -386,6 +390,12 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%H:%M:%S} {self.action_label} {self.summary}"
+
+    @property
+    def said(self) -> Words | str:
+        """What happened as the reader reads it (``{{ entry.said|say }}``): the words kept
+        with the entry, or the Chinese summary of an entry written before they were."""
+        return Words.from_json(self.words) if self.words else self.summary
 
     @property
     def action_label(self) -> str:

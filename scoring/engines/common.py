@@ -23,8 +23,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from scoring.engines.board import Words, words
+
 SIDES = ("home", "away")
-SIDE_ZH = {"home": "主方", "away": "客方"}
+# The sides as people read them when a side has no name yet (主方/客方, home/away).
+SIDE_WORDS = {"home": words("主方"), "away": words("客方")}
 # The services' team letters for the sides of an individual match, and back.
 TEAM_OF_SIDE = {"home": "A", "away": "B"}
 SIDE_OF_TEAM = {"A": "home", "B": "away"}
@@ -54,32 +57,40 @@ def forfeit_code(reason: str) -> str:
     return _OLD_FORFEIT_CODES.get(reason, reason)
 
 
-def forfeit_label(reason: str, unknown: str | None = None) -> str:
-    """The Chinese words of a forfeit reason; a reason that is no code is ``unknown``, or
-    shown verbatim when ``unknown`` is None."""
+def forfeit_words(reason: str, unknown: str | None = None) -> Words | str:
+    """A forfeit reason for people: a code's words (worded in the reader's language), a
+    reason that is no code as it was typed, or ``unknown`` for it when given."""
     code = forfeit_code(reason)
-    return FORFEIT_REASONS.get(code, code if unknown is None else unknown)
+    if code in FORFEIT_REASONS:
+        return words(FORFEIT_REASONS[code])
+    return code if unknown is None else unknown
 
 
-def describe_forfeit(loser: str, winner: str, reason: str) -> str:
+def describe_forfeit(loser: str | Words, winner: str | Words, reason: str) -> Words:
     """The referee screen's sentence for a forfeit: 张伟弃权，李娜获胜（迟到十分钟以上）."""
-    label = forfeit_label(reason)
-    return f"{loser}弃权，{winner}获胜" + (f"（{label}）" if label else "")
+    label = forfeit_words(reason)
+    if label:
+        return words(
+            "%(loser)s弃权，%(winner)s获胜（%(reason)s）", loser=loser, winner=winner, reason=label
+        )
+    return words("%(loser)s弃权，%(winner)s获胜", loser=loser, winner=winner)
 
 
 # --------------------------------------------------------------------------- errors
 
 _MESSAGES = {
-    "match_over": "本场比赛已经结束，不能再录入",
-    "invalid_event": "无法识别的记录",
+    "match_over": gettext_noop("本场比赛已经结束，不能再录入"),
+    "invalid_event": gettext_noop("无法识别的记录"),
     # Guandan
-    "invalid_order": "每副牌的名次必须是两名A队、两名B队",
-    "time_already_up": "已经宣布过时间到，不能再次宣布",
-    "no_deal_to_decide": "还没有录入任何一副牌，无法按级数判定胜负；请先录入最后一副牌",
+    "invalid_order": gettext_noop("每副牌的名次必须是两名A队、两名B队"),
+    "time_already_up": gettext_noop("已经宣布过时间到，不能再次宣布"),
+    "no_deal_to_decide": gettext_noop(
+        "还没有录入任何一副牌，无法按级数判定胜负；请先录入最后一副牌"
+    ),
     # 象棋
-    "wrong_first_move": "先手方不对：前两盘双方各先手一次",
+    "wrong_first_move": gettext_noop("先手方不对：前两盘双方各先手一次"),
     # 羽毛球, 乒乓球
-    "impossible_score": "不可能出现的比分",
+    "impossible_score": gettext_noop("不可能出现的比分"),
 }
 
 
@@ -87,16 +98,22 @@ class EngineError(Exception):
     """Input a referee can fix: a bad deal, an impossible score, an event after the match
     ended, ...
 
-    ``code`` is stable and machine-readable; ``message`` is a short Chinese sentence for
-    the referee; ``event_index`` is set by :func:`replay` (``None`` from an engine's
-    ``apply_event``).
+    ``code`` is stable and machine-readable; ``words`` is a short sentence for the referee
+    (:class:`~scoring.engines.board.Words`, worded in the reader's language by the page that
+    shows it) and ``message`` its Chinese; ``event_index`` is set by :func:`replay`
+    (``None`` from an engine's ``apply_event``).
     """
 
-    def __init__(self, code: str, message: str | None = None, event_index: int | None = None):
+    def __init__(
+        self, code: str, message: Words | str | None = None, event_index: int | None = None
+    ):
         if code not in _MESSAGES:
             raise ValueError(f"unknown EngineError code {code!r}")
         self.code = code
-        self.message = message or _MESSAGES[code]
+        if message is None:
+            message = words(_MESSAGES[code])
+        self.words = message if isinstance(message, Words) else Words(message)
+        self.message = str(self.words)
         self.event_index = event_index
         super().__init__(self.message)
 
@@ -104,7 +121,7 @@ class EngineError(Exception):
         return self.message
 
     def __reduce__(self):
-        return (type(self), (self.code, self.message, self.event_index))
+        return (type(self), (self.code, self.words, self.event_index))
 
     def as_dict(self) -> dict:
         """The error in the public examples' form (``guandan_replay`` prints it)."""
@@ -112,16 +129,17 @@ class EngineError(Exception):
 
     def at(self, event_index: int) -> EngineError:
         """A copy of this error located at ``event_index``."""
-        return EngineError(self.code, self.message, event_index)
+        return EngineError(self.code, self.words, event_index)
 
 
-def bad_event(message: str) -> EngineError:
-    return EngineError("invalid_event", f"无法识别的记录：{message}")
+def bad_event(message: Words | str) -> EngineError:
+    """A record the engine cannot read, saying what is wrong with it."""
+    return EngineError("invalid_event", words("无法识别的记录：%(what)s", what=message))
 
 
-def check_side(side: Any, what: str) -> None:
+def check_side(side: Any, what: Words) -> None:
     if not isinstance(side, str) or side not in SIDES:
-        raise bad_event(f"{what}必须是 home 或 away")
+        raise bad_event(words("%(what)s必须是 home 或 away", what=what))
 
 
 # --------------------------------------------------------------------------- replay
@@ -164,8 +182,10 @@ class Engine(Protocol):
     Teams are the services' ``"A"`` (home) and ``"B"`` (away) in every argument and answer.
     A *stored* state is the dict ``stored_state`` makes, as kept on the table row and read
     by the pages; the functions that read a state read that dict. A rule set has ``id``,
-    ``name``, ``summary_zh()``, ``best_of``, ``forfeit_ends_event`` and
-    ``time_limit_minutes``.
+    ``name``, ``summary()`` (:class:`~scoring.engines.board.Words`; ``summary_zh()`` its
+    Chinese), ``best_of``, ``forfeit_ends_event`` and ``time_limit_minutes``. What people
+    read (descriptions, summaries, boards) is words, worded in the reader's language when
+    shown.
     """
 
     KIND: str  # "guandan" | "xiangqi" | "rally"
@@ -181,7 +201,7 @@ class Engine(Protocol):
     def parse_event(self, payload: Any) -> Any: ...
     def event_to_dict(self, event) -> dict: ...
     def apply_event(self, state, event, rules) -> Any: ...
-    def describe_event(self, before, event, after, rules, names: Mapping[str, str]) -> str: ...
+    def describe_event(self, before, event, after, rules, names: Mapping[str, str]) -> Words: ...
     def forfeit_event(self, team: str, reason: str) -> dict: ...
     def stored_state(self, state, rules) -> dict: ...
     def public_state(self, state, rules) -> dict: ...
@@ -238,9 +258,9 @@ def sides_swapped(payload: Any) -> Any:
     return swap(payload)
 
 
-def side_name(side: str, names: Mapping[str, str] | None = None) -> str:
-    """The player's name for the referee's screen, or 主方/客方."""
-    return (names or {}).get(side) or SIDE_ZH[side]
+def side_name(side: str, names: Mapping[str, str] | None = None) -> str | Words:
+    """The player's name for the referee's screen, or 主方/客方 (home/away)."""
+    return (names or {}).get(side) or SIDE_WORDS[side]
 
 
 def side_names(names: Mapping[str, str] | None) -> dict[str, str]:
@@ -298,14 +318,14 @@ class Forfeit:
     reason: str = ""
 
     def __post_init__(self) -> None:
-        check_side(self.side, "弃权方")
+        check_side(self.side, words("弃权方"))
         if not isinstance(self.reason, str):
-            raise bad_event("弃权原因必须是文字")
+            raise bad_event(words("弃权原因必须是文字"))
 
 
 def parse_forfeit(body: Any) -> Forfeit:
     if not isinstance(body, dict):
-        raise bad_event("弃权的内容必须是一个对象")
+        raise bad_event(words("弃权的内容必须是一个对象"))
     reason = body.get("reason")
     if isinstance(reason, str):
         reason = forfeit_code(reason)
@@ -326,7 +346,7 @@ def forfeit_of_team(team: str, reason: str) -> dict:
     return forfeit_to_dict(Forfeit(SIDE_OF_TEAM[team], forfeit_code(reason)))
 
 
-def describe_side_forfeit(event: Forfeit, names: Mapping[str, str] | None = None) -> str:
+def describe_side_forfeit(event: Forfeit, names: Mapping[str, str] | None = None) -> Words:
     return describe_forfeit(
         side_name(event.side, names), side_name(other(event.side), names), event.reason
     )

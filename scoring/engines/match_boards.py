@@ -18,7 +18,7 @@ from scoring.engines.board import (
     side_label,
     words,
 )
-from scoring.engines.common import SIDE_OF_TEAM, TEAM_OF_SIDE, forfeit_label
+from scoring.engines.common import SIDE_OF_TEAM, TEAM_OF_SIDE, forfeit_words
 
 _TEAMS = ("A", "B")
 
@@ -37,14 +37,17 @@ def _brief(over: bool, games: str) -> Words:
     return words("%(games)s", games=games) if games else words("未开始")
 
 
-def _forfeit_notes(items: Iterable[RecordItem], names: Mapping[str, str]) -> tuple[str, ...]:
+def _forfeit_notes(items: Iterable[RecordItem], names: Mapping[str, str]) -> tuple[Words, ...]:
     notes = []
     for item in items:
         body = item.payload.get("forfeit")
         if isinstance(body, dict):
             team = TEAM_OF_SIDE.get(body.get("side", ""), "")
-            reason = forfeit_label(body.get("reason", ""), unknown="")
-            notes.append(f"{names.get(team, '')}：弃权" + (f"（{reason}）" if reason else ""))
+            reason = forfeit_words(body.get("reason", ""), unknown="")
+            note = words("%(name)s：弃权", name=names.get(team, ""))
+            notes.append(
+                words("%(what)s（%(reason)s）", what=note, reason=reason) if reason else note
+            )
     return tuple(notes)
 
 
@@ -134,9 +137,9 @@ def rally_sheet(items: Iterable[RecordItem], rules, names: Mapping[str, str], st
         won = "A" if g["home"] > g["away"] else "B"
         rows.append((str(n), str(g["home"]), str(g["away"]), names.get(won, "")))
     return Sheet(
-        columns=("局", names.get("A", ""), names.get("B", ""), "本局胜方"),
+        columns=(words("局"), names.get("A", ""), names.get("B", ""), words("本局胜方")),
         rows=tuple(rows),
-        notes_title="弃权记录",
+        notes_title=words("弃权记录"),
         notes=_forfeit_notes(items, names),
         blank_rows=max(0, rules.best_of - len(rows)),
         blank_from=len(rows) + 1,
@@ -223,15 +226,16 @@ def xiangqi_sheet(items: Iterable[RecordItem], rules, names: Mapping[str, str], 
     for n, g in enumerate(stored.get("games") or [], start=1):
         first = names.get(TEAM_OF_SIDE[g["first_move"]], "")
         won = TEAM_OF_SIDE.get(g["result"])
-        rows.append((str(n), first, "和棋" if won is None else f"{names.get(won, '')}胜", ""))
+        result = words("和棋") if won is None else words("%(name)s胜", name=names.get(won, ""))
+        rows.append((str(n), first, result, ""))
     return Sheet(
-        columns=("盘", "先手（红方）", "结果", "备注"),
+        columns=(words("盘"), words("先手（红方）"), words("结果"), words("备注")),
         rows=tuple(rows),
-        notes_title="弃权记录",
+        notes_title=words("弃权记录"),
         notes=_forfeit_notes(items, names),
         blank_rows=max(0, rules.best_of - len(rows)),
         blank_from=len(rows) + 1,
-        blank_notes={3: "猜先；和棋则后手胜"},
+        blank_notes={3: words("猜先；和棋则后手胜")},
         ended=bool(stored.get("match_over")),
     )
 

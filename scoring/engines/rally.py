@@ -1,5 +1,6 @@
 """Rally-point matches of 羽毛球 (badminton) and 乒乓球 (table tennis): the events, the
-match state and the referee screen's sentences; pure Python, standard library only.
+match state and the referee screen's sentences (words, worded for the reader when shown);
+pure Python, standard library only.
 
 Rule sets and the legal final scores of a game are in :mod:`scoring.engines.rally_rules`
 (re-exported here, so callers import from ``scoring.engines.rally`` only). Referees enter
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from scoring.engines import common, match_boards
-from scoring.engines.board import words
+from scoring.engines.board import THEN, Words, clauses, words
 from scoring.engines.common import (
     EngineError,
     Forfeit,
@@ -76,7 +77,7 @@ class Point:
     side: str
 
     def __post_init__(self) -> None:
-        check_side(self.side, "得分方")
+        check_side(self.side, words("得分方"))
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ class FirstServer:
     side: str
 
     def __post_init__(self) -> None:
-        check_side(self.side, "发球方")
+        check_side(self.side, words("发球方"))
 
 
 Event = GameScore | Point | FirstServer | Forfeit
@@ -97,16 +98,16 @@ def parse_event(obj: Any) -> Event:
     """An event from its JSON form (``matches/ID.json`` for game scores). Keys other than
     the event keys are ignored."""
     if not isinstance(obj, dict):
-        raise bad_event("每条记录必须是一个对象")
+        raise bad_event(words("每条记录必须是一个对象"))
     kinds = [k for k in ("point", "first_server", "forfeit") if k in obj]
     if "home" in obj or "away" in obj:
         kinds.append("score")
     if len(kinds) != 1:
-        raise bad_event("每条记录必须且只能是一局比分、一分、首先发球方或弃权之一")
+        raise bad_event(words("每条记录必须且只能是一局比分、一分、首先发球方或弃权之一"))
     kind = kinds[0]
     if kind == "score":
         if "home" not in obj or "away" not in obj:
-            raise bad_event("一局比分必须同时写明双方得分（home 和 away）")
+            raise bad_event(words("一局比分必须同时写明双方得分（home 和 away）"))
         return GameScore(obj["home"], obj["away"])
     if kind == "point":
         return Point(obj["point"])
@@ -240,16 +241,18 @@ def _play_point(state: RallyState, point: Point, rules: RallyRules) -> RallyStat
 
 def _set_first_server(state: RallyState, event: FirstServer) -> RallyState:
     if state.first_server is not None:
-        raise bad_event("已经录入过首先发球方")
+        raise bad_event(words("已经录入过首先发球方"))
     if state.rallies or state.games:
-        raise bad_event("首先发球方只能在比赛开始、第一分之前录入")
+        raise bad_event(words("首先发球方只能在比赛开始、第一分之前录入"))
     return replace(state, first_server=event.side, game_first_server=event.side, server=event.side)
 
 
 def _play_game_score(state: RallyState, game: GameScore, rules: RallyRules) -> RallyState:
     if state.game_in_progress:
         h, a = state.current_game
-        raise bad_event(f"本局正在逐分记录（{h}–{a}），不能再录入整局比分")
+        raise bad_event(
+            words("本局正在逐分记录（%(score)s），不能再录入整局比分", score=f"{h}–{a}")
+        )
     validate_game_score(game.home, game.away, rules)
     return _finish_game(state, (game.home, game.away), rules)
 
@@ -304,34 +307,52 @@ def describe(
     after: RallyState,
     rules: RallyRules | str,
     names: Mapping[str, str] | None = None,
-) -> str:
-    """Short Chinese description of what ``event`` did, for the referee's screen."""
+) -> Words:
+    """What ``event`` did, for the referee's screen and the audit: words (Chinese, worded in
+    the reader's language when shown)."""
     as_rules(rules)
     event = coerce_event(event)
 
-    def name(side: str) -> str:
+    def name(side: str):
         return side_name(side, names)
 
     if isinstance(event, Forfeit):
         return describe_side_forfeit(event, names)
     if isinstance(event, FirstServer):
-        return f"猜先：{name(event.side)}先发球"
+        return words("猜先：%(name)s先发球", name=name(event.side))
     if isinstance(event, Point) and len(after.games) == len(before.games):
         h, a = after.current_game
-        text = f"{name(event.side)}得分，{h}–{a}"
-        return text + (f"，{name(after.server)}发球" if after.server else "")
+        if after.server:
+            return words(
+                "%(name)s得分，%(score)s，%(server)s发球",
+                name=name(event.side),
+                score=f"{h}–{a}",
+                server=name(after.server),
+            )
+        return words("%(name)s得分，%(score)s", name=name(event.side), score=f"{h}–{a}")
     number = len(after.games)
     h, a = after.games[-1]
-    game_winner = "home" if h > a else "away"
-    head = f"{name(event.side)}得分，" if isinstance(event, Point) else ""
-    text = f"{head}第{number}局{h}–{a}，{name(game_winner)}胜"
+    game = {"n": number, "score": f"{h}–{a}", "name": name("home" if h > a else "away")}
+    if isinstance(event, Point):
+        text = words(
+            "%(point)s得分，第%(n)s局%(score)s，%(name)s胜", point=name(event.side), **game
+        )
+    else:
+        text = words("第%(n)s局%(score)s，%(name)s胜", **game)
     won = after.games_won
     if after.match_over:
         w = after.winner
-        return f"{text}，{name(w)}{won[w]}:{won[other(w)]}获胜"
-    text += f"，局分{won['home']}:{won['away']}"
+        return words(
+            "%(what)s，%(name)s%(won)s:%(lost)s获胜",
+            what=text,
+            name=name(w),
+            won=won[w],
+            lost=won[other(w)],
+        )
+    text = words("%(what)s，局分%(home)s:%(away)s", what=text, home=won["home"], away=won["away"])
     if after.server:
-        text += f"；第{number + 1}局{name(after.server)}先发球"
+        then = words("第%(n)s局%(name)s先发球", n=number + 1, name=name(after.server))
+        return clauses([text, then], THEN)
     return text
 
 
@@ -367,7 +388,7 @@ def rules_for(discipline: str, ruleset: str, config: Mapping) -> RallyRules:
     return rules
 
 
-def describe_event(before, event, after, rules, names: Mapping[str, str]) -> str:
+def describe_event(before, event, after, rules, names: Mapping[str, str]) -> Words:
     return describe(before, event, after, rules, names=common.side_names(names))
 
 

@@ -20,18 +20,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from scoring.engines.board import Words, words
 from scoring.engines.common import (
     EngineError,
     RuleSetError,
     bad_event,
     check_rules_dict,
+    gettext_noop,
     is_whole_number,
     rules_error,
 )
 
 SPORTS = ("badminton", "table_tennis")
-SPORT_ZH = {"badminton": "羽毛球", "table_tennis": "乒乓球"}
-_BEST_OF_ZH = {1: "一局定胜负", 2: "三局两胜", 3: "五局三胜", 4: "七局四胜", 5: "九局五胜"}
+_SPORT = {"badminton": words("羽毛球"), "table_tennis": words("乒乓球")}
+# How many games a match takes, by the games to win.
+_BEST_OF = {
+    1: words("一局定胜负"),
+    2: words("三局两胜"),
+    3: words("五局三胜"),
+    4: words("七局四胜"),
+    5: words("九局五胜"),
+}
 
 
 # ---------------------------------------------------------------------------- rules
@@ -97,26 +106,38 @@ class RallyRules:
     def from_dict(cls, d: dict) -> RallyRules:
         return cls(**check_rules_dict(d, cls, tuple(cls.__dataclass_fields__)))
 
-    def summary_zh(self) -> str:
-        """One Chinese line for score sheets and notices."""
+    def summary(self) -> Words:
+        """The rule set in one line for score sheets, notices and the table page:
+        羽毛球三局两胜，每球得分制，每局21分，…；得分方发球 (worded for the reader)."""
         p, cap = self.points_to_win, self.cap
         if cap == p:
-            game = f"每局{p}分，先得{p}分者胜"
+            game = words("每局%(p)s分，先得%(p)s分者胜", p=p)
         else:
-            game = f"每局{p}分，{p - 1}平后须领先2分"
+            game = words("每局%(p)s分，%(deuce)s平后须领先2分", p=p, deuce=p - 1)
             if cap is not None:
-                game += f"，{cap - 1}平时先得第{cap}分者胜"
+                game = words(
+                    "%(game)s，%(last)s平时先得第%(cap)s分者胜", game=game, last=cap - 1, cap=cap
+                )
         if self.sport == "badminton":
-            serve = "得分方发球"
+            serve = words("得分方发球")
         else:
-            serve = f"每2分换发球，{p - 1}平后每1分换发球"
-        head = _BEST_OF_ZH[self.games_to_win]
-        return f"{SPORT_ZH[self.sport]}{head}，每球得分制，{game}；{serve}"
+            serve = words("每2分换发球，%(deuce)s平后每1分换发球", deuce=p - 1)
+        return words(
+            "%(sport)s%(best_of)s，每球得分制，%(game)s；%(serve)s",
+            sport=_SPORT[self.sport],
+            best_of=_BEST_OF[self.games_to_win],
+            game=game,
+            serve=serve,
+        )
+
+    def summary_zh(self) -> str:
+        """The summary in Chinese, as the paper documents print it."""
+        return str(self.summary())
 
 
 BADMINTON_21 = RallyRules(
     id="badminton21",
-    name="羽毛球三局两胜（每局21分）",
+    name=gettext_noop("羽毛球三局两胜（每局21分）"),
     games_to_win=2,
     points_to_win=21,
     cap=30,
@@ -124,7 +145,7 @@ BADMINTON_21 = RallyRules(
 )
 TABLE_TENNIS_11 = RallyRules(
     id="table-tennis11",
-    name="乒乓球五局三胜（每局11分）",
+    name=gettext_noop("乒乓球五局三胜（每局11分）"),
     games_to_win=3,
     points_to_win=11,
     cap=None,
@@ -132,7 +153,7 @@ TABLE_TENNIS_11 = RallyRules(
 )
 TABLE_TENNIS_11_BEST_OF_3 = RallyRules(
     id="table-tennis11-bo3",
-    name="乒乓球三局两胜（每局11分）",
+    name=gettext_noop("乒乓球三局两胜（每局11分）"),
     games_to_win=2,
     points_to_win=11,
     cap=None,
@@ -159,23 +180,28 @@ def as_rules(rules: RallyRules | str) -> RallyRules:
 
 def check_points(home: Any, away: Any) -> None:
     if not all(is_whole_number(x) and x >= 0 for x in (home, away)):
-        raise bad_event(f"比分必须是不小于0的整数，收到 {home!r}–{away!r}")
+        raise bad_event(
+            words("比分必须是不小于0的整数，收到 %(score)s", score=f"{home!r}–{away!r}")
+        )
 
 
-def score_problem(home: int, away: int, rules: RallyRules) -> str | None:
+def score_problem(home: int, away: int, rules: RallyRules) -> Words | None:
     """Why ``home``-``away`` is not a finished game, or ``None`` when it is one."""
     p, cap = rules.points_to_win, rules.cap
     high, low = max(home, away), min(home, away)
     score = f"{home}–{away}"
-    need_lead = f"{score}不是完整的一局：须领先2分" + (
-        f"（或打到{cap}分）" if cap is not None else ""
-    )
+    if cap is not None:
+        need_lead = words(
+            "%(score)s不是完整的一局：须领先2分（或打到%(cap)s分）", score=score, cap=cap
+        )
+    else:
+        need_lead = words("%(score)s不是完整的一局：须领先2分", score=score)
     if high == low:
-        return f"{score}不是完整的一局：双方比分不能相同"
+        return words("%(score)s不是完整的一局：双方比分不能相同", score=score)
     if cap is not None and high > cap:
-        return f"{score}超过了{cap}分上限"
+        return words("%(score)s超过了%(cap)s分上限", score=score, cap=cap)
     if high < p:
-        return f"{score}不是完整的一局：须先得到{p}分"
+        return words("%(score)s不是完整的一局：须先得到%(p)s分", score=score, p=p)
     if high == p:
         return need_lead if low == p - 1 and cap != p else None
     # Past points_to_win the game went through (p-1)-all: it ends at a two-point lead, or
@@ -185,7 +211,7 @@ def score_problem(home: int, away: int, rules: RallyRules) -> str | None:
         return None
     if diff == 1:
         return need_lead
-    return f"{score}：超过{p}分时比分差必须正好是2分"
+    return words("%(score)s：超过%(p)s分时比分差必须正好是2分", score=score, p=p)
 
 
 def validate_game_score(home: Any, away: Any, rules: RallyRules | str) -> str:

@@ -34,7 +34,8 @@ def kind_of(discipline: str) -> str:
 
 
 def preset_choices() -> dict[str, list[tuple[str, str]]]:
-    """The preset rule sets of every discipline, for a form's grouped choices."""
+    """The preset rule sets of every discipline, for a form's grouped choices: (id, name),
+    the name a Chinese message the page translates (a preset's name is the app's words)."""
     return {group: items for e in ENGINES.values() for group, items in e.preset_choices().items()}
 
 
@@ -71,9 +72,9 @@ class Scorer:
         return self.rules.id
 
     @property
-    def summary(self) -> str:
-        """The rule set in one Chinese line (score sheets, the referee page)."""
-        return self.rules.summary_zh()
+    def summary(self) -> Words:
+        """The rule set in one line (score sheets, the referee page), worded when shown."""
+        return self.rules.summary()
 
     @property
     def forfeit_ends_event(self) -> bool:
@@ -150,8 +151,9 @@ class Scorer:
     def _step(self, state, payload):
         return self.apply(state, self.parse(payload))
 
-    def describe(self, before, event, after, names: Mapping[str, str]) -> str:
-        """The engine's Chinese sentence; ``names`` is keyed by ``"A"``/``"B"``."""
+    def describe(self, before, event, after, names: Mapping[str, str]) -> Words:
+        """What the event did, in words (``str()`` the Chinese); ``names`` is keyed by
+        ``"A"``/``"B"``."""
         return self.engine.describe_event(before, event, after, self.rules, names)
 
     # ------------------------------------------------------------------- events

@@ -23,7 +23,8 @@ means a third game. Generalised for a ``games``-game match: the first ``games - 
 games alternate the first move and the match ends as soon as one player's lead can no
 longer be caught in them; if they end level, the last game decides as above.
 
-Errors: :class:`scoring.engines.common.EngineError` with codes ``match_over``,
+Rule sets and their summary are in :mod:`scoring.engines.xiangqi_rules` (re-exported
+here). Errors: :class:`scoring.engines.common.EngineError` with codes ``match_over``,
 ``wrong_first_move`` and ``invalid_event``. The scorer's protocol
 (:class:`scoring.engines.common.Engine`) is at the end of this module.
 """
@@ -35,137 +36,33 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from scoring.engines import common, match_boards
+from scoring.engines.board import THEN, Words, clauses, words
 from scoring.engines.common import (
-    SIDE_ZH,
+    SIDE_WORDS,
     EngineError,
     Forfeit,
-    RuleSetError,
     SideValues,
     bad_event,
-    check_rules_dict,
     check_side,
     describe_side_forfeit,
     forfeit_to_dict,
     other,
     parse_forfeit,
-    rules_error,
     side_name,
+)
+from scoring.engines.xiangqi_rules import (
+    ANHUI_2021_XIANGQI,
+    PRESETS,
+    THIRD_GAME_DRAW_RULES,
+    XiangqiRules,
+    as_rules,
+    first_moves,
+    format_number,
+    get_rules,
 )
 
 RESULTS = ("home", "away", "draw")
 MARGIN_HEADING = match_boards.POINT_DIFFERENCE  # margin(), as the standings head its column
-# What a drawn deciding game means: the notice's 后手胜, or another game by lot until
-# one is decisive (加赛), the usual rule elsewhere.
-THIRD_GAME_DRAW_RULES = ("second_mover", "replay")
-_CN = dict(enumerate("零一两三四五六七八九", start=0))
-
-
-# ---------------------------------------------------------------------------- rules
-
-
-@dataclass(frozen=True)
-class XiangqiRules:
-    """A xiangqi match rule set (explicit config, never read from settings)."""
-
-    id: str
-    name: str
-    games: int = 3
-    draw_points: float = 0.5
-    third_game_draw_goes_to: str = "second_mover"
-
-    def __post_init__(self) -> None:
-        dp = self.draw_points
-        if isinstance(dp, (int, float)) and not isinstance(dp, bool):
-            object.__setattr__(self, "draw_points", float(dp))
-        self._validate()
-
-    def _validate(self) -> None:
-        def need(ok: bool, what: str) -> None:
-            if not ok:
-                raise rules_error(self.id, what)
-
-        need(isinstance(self.id, str) and self.id.strip() != "", "id must be a non-empty string")
-        need(isinstance(self.name, str), "name must be a string")
-        g = self.games
-        need(
-            isinstance(g, int) and not isinstance(g, bool) and 1 <= g <= 9 and g % 2 == 1,
-            f"games must be an odd whole number 1..9, got {g!r}",
-        )
-        need(
-            isinstance(self.draw_points, float) and 0 <= self.draw_points < 1,
-            f"draw_points must be a number from 0 to below 1, got {self.draw_points!r}",
-        )
-        need(
-            self.third_game_draw_goes_to in THIRD_GAME_DRAW_RULES,
-            f"third_game_draw_goes_to must be one of {THIRD_GAME_DRAW_RULES}",
-        )
-
-    # Not configurable: a forfeit ends the player's event (the Anhui notice: 弃权者…后面的
-    # 比赛资格就此终止), and chess is not played to a clock here.
-    forfeit_ends_event = True
-    time_limit_minutes = None
-
-    @property
-    def best_of(self) -> int:
-        return self.games
-
-    @property
-    def alternating_games(self) -> int:
-        """Games played with alternating first moves before the deciding game (2 of 3)."""
-        return self.games - 1
-
-    def to_dict(self) -> dict:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "games": self.games,
-            "draw_points": self.draw_points,
-            "third_game_draw_goes_to": self.third_game_draw_goes_to,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict) -> XiangqiRules:
-        return cls(**check_rules_dict(d, cls, ("id", "name")))
-
-    def summary_zh(self) -> str:
-        """One Chinese line for score sheets and notices."""
-        dp = _fmt_points(self.draw_points)
-        last = f"第{_CN[self.games]}盘" if self.games > 1 else ""
-        if self.third_game_draw_goes_to == "second_mover":
-            on_draw = f"{last}和棋则后手获胜"
-        else:
-            on_draw = f"{last}和棋则再猜先加赛，直至分出胜负"
-        scoring = f"胜1分、和{dp}分、负0分"
-        if self.games == 1:
-            return f"一盘定胜负：猜先，{on_draw}"
-        n = self.alternating_games
-        head = "三盘两胜" if self.games == 3 else f"{_CN[self.games]}盘制"
-        return (
-            f"{head}：{_turns_zh(n)}，{scoring}；前{_CN[n]}盘总分领先者获胜，"
-            f"总分相同则{last}猜先，{on_draw}"
-        )
-
-
-def _turns_zh(alternating: int) -> str:
-    turns = "双方各先手一次" if alternating == 2 else "双方轮流先手"
-    return f"前{_CN[alternating]}盘{turns}"
-
-
-ANHUI_2021_XIANGQI = XiangqiRules(id="anhui2021-xiangqi", name="安徽农业大学教职工象棋比赛（2021）")
-PRESETS: dict[str, XiangqiRules] = {r.id: r for r in (ANHUI_2021_XIANGQI,)}
-
-
-def get_rules(id: str) -> XiangqiRules:
-    try:
-        return PRESETS[id]
-    except (KeyError, TypeError):
-        raise RuleSetError(
-            f"unknown xiangqi rule set {id!r}; known: {', '.join(PRESETS)}"
-        ) from None
-
-
-def as_rules(rules: XiangqiRules | str) -> XiangqiRules:
-    return rules if isinstance(rules, XiangqiRules) else get_rules(rules)
 
 
 # --------------------------------------------------------------------------- events
@@ -180,8 +77,8 @@ class XiangqiGame:
 
     def __post_init__(self) -> None:
         if not isinstance(self.result, str) or self.result not in RESULTS:
-            raise bad_event("每盘结果必须是 home、away 或 draw（和棋）")
-        check_side(self.first_move, "先手方")
+            raise bad_event(words("每盘结果必须是 home、away 或 draw（和棋）"))
+        check_side(self.first_move, words("先手方"))
 
     @property
     def winner(self) -> str | None:
@@ -200,14 +97,14 @@ def parse_event(obj: Any) -> Event:
     """An event from the ``matches/ID.json`` form: ``{"result", "first_move"}`` for a game,
     ``{"forfeit": {"side", "reason"}}``. Other keys are ignored."""
     if not isinstance(obj, dict):
-        raise bad_event("每条记录必须是一个对象")
+        raise bad_event(words("每条记录必须是一个对象"))
     is_game = "result" in obj or "first_move" in obj
     if is_game == ("forfeit" in obj):
-        raise bad_event("每条记录必须且只能是一盘棋的结果或一次弃权")
+        raise bad_event(words("每条记录必须且只能是一盘棋的结果或一次弃权"))
     if "forfeit" in obj:
         return parse_forfeit(obj["forfeit"])
     if "result" not in obj or "first_move" not in obj:
-        raise bad_event("每盘棋必须写明结果（result）和先手方（first_move）")
+        raise bad_event(words("每盘棋必须写明结果（result）和先手方（first_move）"))
     return XiangqiGame(obj["result"], obj["first_move"])
 
 
@@ -281,7 +178,12 @@ def _play_game(state: XiangqiState, game: XiangqiGame, rules: XiangqiRules) -> X
         if game.first_move != expected:
             raise EngineError(
                 "wrong_first_move",
-                f"第{number}盘应由{SIDE_ZH[expected]}先手：{_turns_zh(alternating)}",
+                words(
+                    "第%(n)s盘应由%(side)s先手：%(turns)s",
+                    n=number,
+                    side=SIDE_WORDS[expected],
+                    turns=first_moves(alternating),
+                ),
             )
     games = state.games + (game,)
     state = replace(state, games=games, points=_points(games, rules))
@@ -341,12 +243,8 @@ def state_to_dict(state: XiangqiState, rules: XiangqiRules | str) -> dict:
     }
 
 
-def _fmt_points(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else str(x)
-
-
 def _score(state: XiangqiState) -> str:
-    return f"{_fmt_points(state.points['home'])}:{_fmt_points(state.points['away'])}"
+    return f"{format_number(state.points['home'])}:{format_number(state.points['away'])}"
 
 
 def describe(
@@ -355,32 +253,42 @@ def describe(
     after: XiangqiState,
     rules: XiangqiRules | str,
     names: Mapping[str, str] | None = None,
-) -> str:
-    """Short Chinese description of what ``event`` did, for the referee's screen."""
+) -> Words:
+    """What ``event`` did, for the referee's screen and the audit: words (Chinese, worded in
+    the reader's language when shown)."""
     as_rules(rules)
     event = coerce_event(event)
 
-    def name(side: str) -> str:
+    def name(side: str):
         return side_name(side, names)
 
     if isinstance(event, Forfeit):
         return describe_side_forfeit(event, names)
     number = len(after.games)
-    first = f"{name(event.first_move)}先手"
+    first = words("%(name)s先手", name=name(event.first_move))
     if event.winner is None:
-        text = f"第{number}盘和棋（{first}）"
+        game = words("第%(n)s盘和棋（%(first)s）", n=number, first=first)
     else:
-        text = f"第{number}盘{name(event.winner)}胜（{first}）"
-    total = f"总分{_score(after)}"
+        game = words(
+            "第%(n)s盘%(name)s胜（%(first)s）", n=number, name=name(event.winner), first=first
+        )
     if after.decided_by == "points":
-        return f"{text}，{total}，{name(after.winner)}获胜"
+        return words(
+            "%(what)s，总分%(score)s，%(name)s获胜",
+            what=game,
+            score=_score(after),
+            name=name(after.winner),
+        )
     if after.decided_by == "third_game":
-        return f"{text}，{name(after.winner)}获胜"
+        return words("%(what)s，%(name)s获胜", what=game, name=name(after.winner))
     if after.decided_by == "third_game_draw_second_mover":
-        return f"{text}，后手{name(after.winner)}获胜"
+        return words("%(what)s，后手%(name)s获胜", what=game, name=name(after.winner))
+    text = words("%(what)s，总分%(score)s", what=game, score=_score(after))
     if after.next_first_move is not None:
-        return f"{text}，{total}；第{number + 1}盘{name(after.next_first_move)}先手"
-    return f"{text}，{total}；第{number + 1}盘猜先"
+        then = words("第%(n)s盘%(name)s先手", n=number + 1, name=name(after.next_first_move))
+    else:
+        then = words("第%(n)s盘猜先", n=number + 1)
+    return clauses([text, then], THEN)
 
 
 # ------------------------------------------------------------------ the scorer's protocol
@@ -398,6 +306,7 @@ stored_state = public_state = state_to_dict
 
 
 def preset_choices() -> dict[str, list[tuple[str, str]]]:
+    """The presets by id with their names: a Chinese message each, worded by the page."""
     return {"xiangqi": [(k, r.name) for k, r in PRESETS.items()]}
 
 
@@ -408,7 +317,7 @@ def rules_for(discipline: str, ruleset: str, config: Mapping) -> XiangqiRules:
     return get_rules(ruleset or ANHUI_2021_XIANGQI.id)
 
 
-def describe_event(before, event, after, rules, names: Mapping[str, str]) -> str:
+def describe_event(before, event, after, rules, names: Mapping[str, str]) -> Words:
     return describe(before, event, after, rules, names=common.side_names(names))
 
 

@@ -14,11 +14,12 @@ from __future__ import annotations
 from functools import wraps
 
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from guandan_cup.errors import UserError
 from guandan_cup.inputs import known_user, plain_text
+from scoring.engines.board import Words
 from scoring.engines.common import EngineError
 from scoring.engines.scorer import Scorer
 from scoring.models import AuditEntry, TableEvent, TableMatch
@@ -74,7 +75,7 @@ def replay_table(table: TableMatch, events: list[dict] | None = None, *, describ
             described.append((payload, text))
             state = after
     except EngineError as err:
-        raise TableError(err.code, err.message, event_index=err.event_index) from None
+        raise TableError(err.code, worded(err.words), event_index=err.event_index) from None
     return state, described
 
 
@@ -168,9 +169,23 @@ def stale_message(table: TableMatch) -> str:
     if last.by_players:
         who = _("本台选手")
     when = timezone.localtime(last.created_at).strftime("%H:%M:%S")
+    what = worded(last.said) or last.action_label
     return _(
         "这一台已被%(who)s于%(when)s更新（%(what)s，第%(v)s版）；你看到的是旧页面，请刷新后再操作。"
-    ) % {"who": who, "when": when, "what": last.summary or last.action_label, "v": table.version}
+    ) % {"who": who, "when": when, "what": what, "v": table.version}
+
+
+def worded(value: Words | str) -> str:
+    """Words as plain text in the reader's language (a message, a refusal); text as it is."""
+    return value.worded(_) if isinstance(value, Words) else str(value or "")
+
+
+def label_words(label) -> Words:
+    """A choice's label (``TableCall.Kind(kind).label``, a lazy Chinese message) as words:
+    kept as its message and worded for each reader, where ``get_kind_display()`` would be
+    worded once, in the writer's language."""
+    with translation.override(None):
+        return Words(str(label))
 
 
 def person_name(user) -> str:
@@ -184,7 +199,7 @@ def audit(
     table: TableMatch | None,
     user,
     action: str,
-    summary: str = "",
+    summary: Words | str = "",
     *,
     before=None,
     after=None,
@@ -192,7 +207,11 @@ def audit(
     match: Match | None = None,
     by_players: bool = False,
 ) -> None:
+    """An audit entry: who did what to which table or match. ``summary`` is words (kept as
+    its message and arguments, worded for each reader, and in Chinese for search and
+    export), or a text kept as it is."""
     match = match or (table.match if table else None)
+    kept = summary.to_json() if isinstance(summary, Words) else None
     AuditEntry.objects.create(
         tournament=match.round.stage.event.tournament,
         table=table,
@@ -200,7 +219,8 @@ def audit(
         actor=None if by_players else known_user(user),
         by_players=by_players,
         action=action,
-        summary=plain_text(summary, limit=300),
+        summary=plain_text(str(summary), limit=300),
+        words=kept,
         before=before,
         after=after,
         reason=plain_text(reason, limit=300),

@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import plain_text
+from scoring.engines.board import words
 from scoring.models import TableEvent, TableMatch
 from scoring.services import common, confirmation, ties
 from scoring.services.common import TableError
@@ -92,13 +93,13 @@ def correct_table(
         table.save(
             update_fields=["status", "submitted_by", "submitted_at", "confirmed_by", "confirmed_at"]
         )
-    summary = _("更正记录")
+    summary = words("更正记录")
     if panel:
         names = {"a": common.person_name(actor), "b": common.person_name(cosigner)}
         summary = (
-            _("更正记录（仲裁组%(a)s、%(b)s共同署名，即时生效）") % names
+            words("更正记录（仲裁组%(a)s、%(b)s共同署名，即时生效）", **names)
             if table.status == TableMatch.Status.CONFIRMED
-            else _("更正记录（仲裁组%(a)s、%(b)s共同署名）") % names
+            else words("更正记录（仲裁组%(a)s、%(b)s共同署名）", **names)
         )
     common.audit(table, user, "correct", summary, before=before, after=table.state, reason=reason)
     table.match.round.stage.event.bump_version()

@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import plain_text
 from scoring import selectors
+from scoring.engines.board import Words, words
 from scoring.engines.common import FORFEIT_REASONS
 from scoring.models import AuditEntry, CheckIn, TableMatch
 from scoring.selectors import pair_name
@@ -80,7 +81,7 @@ def call_time(*, round, user) -> list[TableMatch]:
                 user=user,
                 key=f"whistle-{round.pk}-{table.pk}",
             )
-        common.audit(table, user, "whistle", _("裁判长鸣哨"))
+        common.audit(table, user, "whistle", words("裁判长鸣哨"))
         called.append(table)
     if called:
         round.stage.event.bump_version()  # the tables show that time was called
@@ -96,7 +97,7 @@ def check_in(*, match: Match, pair: Pair, user=None) -> CheckIn:
         match=match, pair=pair, defaults={"checked_in_by": user}
     )
     if created:
-        common.audit(None, user, "check_in", _("签到：%(p)s") % {"p": pair_name(pair)}, match=match)
+        common.audit(None, user, "check_in", words("签到：%(p)s", p=pair_name(pair)), match=match)
         match.round.stage.event.bump_version()
     return checkin
 
@@ -119,7 +120,7 @@ def forfeit_missing(*, round, user) -> int:
             event=engine.forfeit(team, late),
             user=user,
             key=f"late-{round.pk}-{table.pk}",
-            reason=_(FORFEIT_REASONS[late]),
+            reason=FORFEIT_REASONS[late],  # as the referee page records it
         )
         count += 1
     return count
@@ -150,7 +151,7 @@ def keep_with_ruling(*, match: Match, reason: str, user) -> Match:
         None,
         user,
         AuditEntry.Action.RULING,
-        _("维持原结果：%(note)s") % {"note": note},
+        words("维持原结果：%(note)s", note=note),
         match=match,
         reason=reason,
     )
@@ -168,9 +169,9 @@ def void_and_replay(*, match: Match, reason: str, user) -> Match:
     played are flagged in turn)."""
     match, reason = _flagged_for_ruling(match, reason)
     before = (
-        _("原对阵%(tie)s，%(score)s") % {"tie": str(match), "score": _result_text(match)}
+        words("原对阵%(tie)s，%(score)s", tie=tie_words(match), score=_result_text(match))
         if match.status != Match.Status.PENDING
-        else _("原对阵%(tie)s") % {"tie": str(match)}
+        else words("原对阵%(tie)s", tie=tie_words(match))
     )
     TableMatch.objects.filter(match=match).update(
         voided_at=timezone.now(), voided_by=common.known_user(user)
@@ -180,17 +181,28 @@ def void_and_replay(*, match: Match, reason: str, user) -> Match:
         None,
         user,
         AuditEntry.Action.REPLAY,
-        _("作废重赛：%(before)s；改由%(tie)s重赛") % {"before": before, "tie": str(match)},
+        words("作废重赛：%(before)s；改由%(tie)s重赛", before=before, tie=tie_words(match)),
         match=match,
         reason=reason,
     )
     return match
 
 
-def _result_text(match: Match) -> str:
+def _result_text(match: Match) -> Words | str:
     """The voided result as read out: 2:1，行政胜 (or 进行中 for one under way)."""
     if not match.is_decided:
-        return _("比赛进行中")
+        return words("比赛进行中")
     winner = match.winner_entry
     text = f"{match.home_score}:{match.away_score}"
-    return _("%(score)s，%(name)s胜") % {"score": text, "name": winner.name} if winner else text
+    return words("%(score)s，%(name)s胜", score=text, name=winner.name) if winner else text
+
+
+def tie_words(match: Match) -> Words:
+    """A tie by its two entries, as the audit keeps it (体育——行政); a side not known yet
+    is 待定 (轮空 in a bye)."""
+    unknown = words("轮空") if match.status == Match.Status.BYE else words("待定")
+    return words(
+        "%(home)s——%(away)s",
+        home=match.home.name if match.home_id else unknown,
+        away=match.away.name if match.away_id else unknown,
+    )

@@ -27,6 +27,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import plain_text
+from scoring.engines.board import words
 from scoring.models import TableCall, TableMatch
 from scoring.services import common
 from scoring.services.common import TableError
@@ -117,16 +118,18 @@ def call_referee(*, table: TableMatch, side: str, kind: str, note: str = "", key
     note = plain_text(note, limit=200)
     try:
         with transaction.atomic():
-            call = TableCall.objects.create(table=table, kind=kind, side=side, note=note, key=key)
+            TableCall.objects.create(table=table, kind=kind, side=side, note=note, key=key)
     except IntegrityError:
         return False
-    who = _("%(side)s方选手") % {"side": side} if side else _("本台选手")
+    who = words("%(side)s方选手", side=side) if side else words("本台选手")
+    what = words(
+        "%(who)s呼叫裁判：%(why)s", who=who, why=common.label_words(TableCall.Kind(kind).label)
+    )
     common.audit(
         table,
         None,
         "call",
-        _("%(who)s呼叫裁判：%(why)s") % {"who": who, "why": call.get_kind_display()}
-        + (f"（{note}）" if note else ""),
+        words("%(what)s（%(note)s）", what=what, note=note) if note else what,
         by_players=True,
     )
     table.match.round.stage.event.bump_version()
@@ -145,7 +148,7 @@ def resolve_call(*, call: TableCall, user) -> None:
             call.table,
             user,
             "call_resolved",
-            _("已处理呼叫：%(why)s") % {"why": call.get_kind_display()},
+            words("已处理呼叫：%(why)s", why=common.label_words(TableCall.Kind(call.kind).label)),
         )
     call.table.match.round.stage.event.bump_version()  # the table's page drops the call
 
@@ -163,7 +166,7 @@ def reopen(*, table: TableMatch, user, expected_version: int | None) -> TableMat
     table.submitted_by = table.submitted_at = None
     table.submitted_side = ""
     table.save_new_version("status", "submitted_by", "submitted_at", "submitted_side")
-    common.audit(table, user, "reopen", _("退回重录：结果改回进行中，可撤销或补录后重新提交"))
+    common.audit(table, user, "reopen", words("退回重录：结果改回进行中，可撤销或补录后重新提交"))
     return table
 
 
@@ -183,7 +186,7 @@ def set_lock(*, table: TableMatch, user, locked: bool) -> TableMatch:
         table,
         user,
         "lock" if locked else "unlock",
-        _("锁定：选手扫码不能再录入这一台") if locked else _("解除锁定：选手可以扫码录入"),
+        words("锁定：选手扫码不能再录入这一台") if locked else words("解除锁定：选手可以扫码录入"),
     )
     return table
 

@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import plain_text
 from scoring import selectors
+from scoring.engines.board import words
 from scoring.models import Report, TableMatch
 from scoring.services import common, tables
 from scoring.services.common import TableError
@@ -48,7 +49,7 @@ def add_report(
         created_by=common.known_user(user),
         key=key,
     )
-    common.audit(table, user, "report", _("举报%(t)s：%(d)s") % {"t": team, "d": description})
+    common.audit(table, user, "report", words("举报%(t)s：%(d)s", t=team, d=description))
     table.match.round.stage.event.bump_version()
     return report
 
@@ -63,7 +64,7 @@ def rule_report(*, report: Report, upheld: bool, user) -> int:
         report.table,
         user,
         "report_ruling",
-        _("举报%(r)s") % {"r": _("属实") if upheld else _("不属实")},
+        words("举报属实") if upheld else words("举报不属实"),
     )
     report.table.match.round.stage.event.bump_version()
     return selectors.pending_upheld(report.table, report.team)

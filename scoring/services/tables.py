@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import plain_text
+from scoring.engines.board import NOTHING, THEN, Words, clauses, words
 from scoring.engines.common import EngineError
 from scoring.models import TableEvent, TableMatch
 from scoring.services import common, confirmation, ties
@@ -78,9 +79,9 @@ def record_event(
     reason: str = "",
     reported_by: str = "",
     by_players: bool = False,
-) -> tuple[TableMatch, str, bool]:
+) -> tuple[TableMatch, Words, bool]:
     """Record one event (a deal, a penalty, time up, a forfeit). Returns (table, the engine's
-    description, created) — ``created`` is False when this key was already recorded.
+    description in words, created) — ``created`` is False when this key was already recorded.
     ``by_players``: entered by the players from the table's link (no user)."""
     key = common.phone_key(key)
     reason, reported_by = plain_text(reason, limit=200), plain_text(reported_by, limit=100)
@@ -93,7 +94,7 @@ def record_event(
     existing = next((e for e in recorded if e.key == key), None)
     if existing is not None:
         _state, described = common.replay_table(table, payloads)
-        text = next((d for p, d in described if p == existing.payload), "")
+        text = next((d for p, d in described if p == existing.payload), NOTHING)
         return table, text, False
     _refuse_if_stopped(table)
     if table.status != TableMatch.Status.OPEN:
@@ -103,7 +104,7 @@ def record_event(
     try:
         payload = engine.normalise(event)
     except EngineError as err:
-        raise TableError(err.code, err.message) from None
+        raise TableError(err.code, common.worded(err.words)) from None
     # Nantong: after the whistle the deal in progress is played out and then time is up
     # (docs/rules.md, the time limit), so the deal recorded after the call brings the
     # time_up with it.
@@ -130,12 +131,12 @@ def record_event(
         table.started_at = timezone.now()
         table.save(update_fields=["started_at"])
     common.save_state(table, state)
-    text = "；".join(d for _p, d in described[len(payloads) :])
+    text = clauses([d for _p, d in described[len(payloads) :]], THEN)
     common.audit(
         table,
         user,
         "event",
-        text + (_("（选手扫码录入）") if by_players else ""),
+        by_the_players(text) if by_players else text,
         before=before,
         after=table.state,
         reason=reason,
@@ -201,14 +202,20 @@ def undo_last(
         )
         item.save(update_fields=["undone_at", "undone_by"])
     before = table.state
+    # What the undone events did, in the words they were recorded with.
+    _state, done = common.replay_table(
+        table, [e.payload for e in events], describe_from=len(events) - len(undo)
+    )
     state, _described = common.replay_table(table)
     common.save_state(table, state)
+    what = words(
+        "撤销：%(what)s", what=clauses([d for _p, d in done[len(events) - len(undo) :]], THEN)
+    )
     common.audit(
         table,
         user,
         "undo",
-        _("撤销：%(what)s") % {"what": ", ".join(str(e.payload) for e in undo)}
-        + (_("（选手扫码录入）") if by_players else ""),
+        by_the_players(what) if by_players else what,
         before=before,
         after=table.state,
         by_players=by_players,
@@ -238,17 +245,24 @@ def submit_table(
         side,
     )
     table.save_new_version("status", "submitted_by", "submitted_at", "submitted_side")
-    summary = _("提交结果：%(w)s胜") % {"w": _winner_name(table)}
+    won = _winner_name(table)
+    summary = words("提交结果：%(w)s胜", w=won) if won else words("提交结果：平局")
     if side:
-        summary += _("（%(side)s方选手扫码录入）") % {"side": side}
+        summary = words("%(what)s（%(side)s方选手扫码录入）", what=summary, side=side)
     common.audit(table, user, "submit", summary, after=table.state, by_players=bool(side))
     return table
 
 
-def _winner_name(table: TableMatch) -> str:
+def by_the_players(what: Words) -> Words:
+    """An audit summary of what the players entered from the table's link."""
+    return words("%(what)s（选手扫码录入）", what=what)
+
+
+def _winner_name(table: TableMatch) -> str | None:
+    """The name of the table's winner; None for a draw."""
     if table.winner in ("A", "B"):
         return common.side_names(table)[table.winner]
-    return _("平局")
+    return None
 
 
 @transaction.atomic
@@ -270,16 +284,16 @@ def confirm_table(
     if table.status != TableMatch.Status.SUBMITTED:
         raise TableError("not_submitted", _("只有已提交的结果才能确认。"))
     names = common.side_names(table)
-    by = ""
+    by = None
     resolving = not side and confirmation.open_calls(table).exists()
     if side or user is None:  # the players' link names its side
         confirmation.check_players_confirm(table, side)
-        by = _("（%(side)s方选手确认）") % {"side": side}
+        by = words("（%(side)s方选手确认）", side=side)
     elif opponents:
         # On the referee's phone, the pair the result goes against confirms it.
         if opponents != confirmation.opponents_may_confirm(user, table):
             raise TableError("not_opponents", confirmation.who_may_confirm(table))
-        by = _("（由对方%(pair)s在裁判手机上确认）") % {"pair": names[opponents]}
+        by = words("（由对方%(pair)s在裁判手机上确认）", pair=names[opponents])
     elif not confirmation.may_confirm(user, table):
         if getattr(user, "pk", None) in confirmation.authors(table):
             raise TableError(
@@ -289,7 +303,7 @@ def confirm_table(
             )
         raise TableError("not_allowed", confirmation.who_may_confirm(table))
     elif resolving:
-        by = _("（裁判处理呼叫后确认）")
+        by = words("（裁判处理呼叫后确认）")
     now = timezone.now()
     table.status, table.confirmed_by, table.confirmed_at, table.confirmed_side = (
         TableMatch.Status.CONFIRMED,
@@ -300,11 +314,15 @@ def confirm_table(
     table.save_new_version("status", "confirmed_by", "confirmed_at", "confirmed_side")
     # The tie may not be decided yet, but its table is confirmed: the live pages show it.
     table.match.round.stage.event.bump_version()
+    won = _winner_name(table)
+    summary = words("确认结果：%(w)s胜", w=won) if won else words("确认结果：平局")
+    if by is not None:
+        summary = words("%(what)s%(by)s", what=summary, by=by)
     common.audit(
         table,
         user,
         "confirm",
-        _("确认结果：%(w)s胜") % {"w": _winner_name(table)} + by,
+        summary,
         after=table.state,
         by_players=bool(side),
     )

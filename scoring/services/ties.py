@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
+from scoring.engines.board import Words, words
 from scoring.engines.guandan.play import decide_tie
 from scoring.models import AuditEntry, TableMatch
 from scoring.services import common
@@ -84,8 +85,11 @@ def team_disqualified(match: Match, winner: str, user, reason: str) -> None:
         None,
         user,
         "tie_decided",
-        _("本场结果：%(h)s %(a)s（%(reason)s，全队取消比赛资格）")
-        % {**dict(zip("ha", shown_score(match, wins), strict=True)), "reason": reason},
+        words(
+            "本场结果：%(score)s（%(reason)s，全队取消比赛资格）",
+            score=score_words(match, wins),
+            reason=reason,
+        ),
         match=match,
     )
     stop_remaining_tables(match, user)
@@ -130,6 +134,19 @@ def tie_result(match: Match) -> tuple[str | None, dict, bool, float]:
     )
     margin = float(sum(engine.margin(t.state) for t in confirmed))
     return tie.winner, tie.wins, tie.decided, margin
+
+
+def score_words(match: Match, wins: dict) -> Words:
+    """A tie's score as the audit keeps it, with its two entries: 体育 2–1 行政 (a chess
+    match's points with their halves: 张伟 1½–½ 李娜)."""
+    home, away = shown_score(match, wins)
+    return words(
+        "%(home)s %(h)s–%(a)s %(away)s",
+        home=match.home.name if match.home_id else "—",
+        h=home,
+        a=away,
+        away=match.away.name if match.away_id else "—",
+    )
 
 
 def shown_score(match: Match, wins: dict) -> tuple:
@@ -180,7 +197,7 @@ def update_tie(match: Match, user) -> None:
         None,
         user,
         "tie_decided",
-        _("本场结果：%(h)s %(a)s") % dict(zip("ha", shown_score(match, wins), strict=True)),
+        words("本场结果：%(score)s", score=score_words(match, wins)),
         match=match,
     )
     stop_remaining_tables(match, user)
@@ -201,7 +218,9 @@ def stop_remaining_tables(match: Match, user) -> None:
         # A referee's page opened before the tie was decided is stale now: its next deal is
         # refused, saying why.
         table.save_new_version("status")
-        common.audit(table, user, AuditEntry.Action.NOT_PLAYED, _("本场胜负已定，这一台不再进行"))
+        common.audit(
+            table, user, AuditEntry.Action.NOT_PLAYED, words("本场胜负已定，这一台不再进行")
+        )
 
 
 def reopen_stopped_tables(match: Match, user, reason: str) -> None:
@@ -213,7 +232,7 @@ def reopen_stopped_tables(match: Match, user, reason: str) -> None:
             table,
             user,
             AuditEntry.Action.RESUMED,
-            _("更正后本场胜负未定，这一台继续比赛"),
+            words("更正后本场胜负未定，这一台继续比赛"),
             reason=reason,
         )
 
@@ -235,7 +254,7 @@ def redecide_tie(match: Match, user, reason: str) -> None:
             None,
             user,
             "tie_reopened",
-            _("更正后本场胜负未定，继续比赛"),
+            words("更正后本场胜负未定，继续比赛"),
             match=match,
             reason=reason,
         )
@@ -248,7 +267,7 @@ def redecide_tie(match: Match, user, reason: str) -> None:
         None,
         user,
         "tie_corrected",
-        _("本场结果更正为 %(h)s:%(a)s") % dict(zip("ha", shown_score(match, wins), strict=True)),
+        words("本场结果更正为：%(score)s", score=score_words(match, wins)),
         match=match,
         reason=reason,
     )

@@ -32,8 +32,8 @@ class PullRules:
     forfeit_ends_event: bool = True
     time_limit_minutes: int | None = None
 
-    def summary_zh(self) -> str:
-        return "拔河：三局两胜"
+    def summary(self):
+        return words("拔河：三局两胜")
 
 
 def _toy_engine() -> types.ModuleType:

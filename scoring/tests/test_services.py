@@ -33,7 +33,11 @@ _keys = itertools.count(1)
 
 
 def record(table, event, user=None, key=None, **kwargs):
-    return record_event(table=table, event=event, user=user, key=key or f"k{next(_keys)}", **kwargs)
+    """record_event, with the description in Chinese (as ``str()`` words it)."""
+    table, text, created = record_event(
+        table=table, event=event, user=user, key=key or f"k{next(_keys)}", **kwargs
+    )
+    return table, str(text), created
 
 
 def deal(table, order, user=None, **kwargs):

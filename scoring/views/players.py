@@ -22,7 +22,7 @@ from guandan_cup.throttle import link_failed, link_locked, lockout_minutes
 from scoring import entries
 from scoring.models import TableMatch
 from scoring.services import confirmation, players, tables
-from scoring.services.common import TableError
+from scoring.services.common import TableError, worded
 from scoring.table_page import (
     ACTIONS,
     action_urls,
@@ -154,7 +154,8 @@ def _recorded(request, table, entry: entries.Entry) -> str:
         expected_version=page_version(request),
         by_players=True,
     )
-    return text if created else _("（已记录过，未重复记录）") + text
+    said = worded(text)
+    return said if created else _("（已记录过，未重复记录）") + said
 
 
 def _engine(table):

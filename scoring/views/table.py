@@ -23,7 +23,7 @@ from scoring import entries
 from scoring.engines.common import FORFEIT_REASONS
 from scoring.models import Report, TableMatch
 from scoring.services import confirmation, corrections, players, reports, tables
-from scoring.services.common import TableError
+from scoring.services.common import TableError, worded
 from scoring.table_page import (
     ACTIONS,
     STAFF_ACTIONS,
@@ -211,7 +211,8 @@ def _record(request, table, event: dict, *, reason: str = "", reported_by: str =
         reason=reason,
         reported_by=reported_by,
     )
-    return text if created else _("（已记录过，未重复记录）") + text
+    said = worded(text)
+    return said if created else _("（已记录过，未重复记录）") + said
 
 
 def _recorded(request, table, entry: entries.Entry) -> str:

@@ -40,7 +40,12 @@ def ruleset_choices() -> list[tuple[str, list[tuple[str, str]]]]:
         "badminton": _("羽毛球"),
         "table_tennis": _("乒乓球"),
     }
-    return [(labels[sport], choices) for sport, choices in groups.items()]
+    # A preset's name is a message of the app (安徽农业大学教职工掼蛋规程（2021）): read in
+    # the reader's language wherever the choice is shown.
+    return [
+        (labels[sport], [(key, _(name)) for key, name in choices])
+        for sport, choices in groups.items()
+    ]
 
 
 # The certificate (奖状) as the app words it, until the organiser words their own; a document

@@ -13,15 +13,16 @@ from scoring.engines.board import (
     BoardSide,
     RecordItem,
     Sheet,
+    Words,
     joined,
     side_label,
     words,
 )
-from scoring.engines.common import forfeit_label
+from scoring.engines.common import forfeit_words
 from scoring.engines.guandan import play
+from scoring.engines.guandan.describe import PLACES
 from scoring.engines.guandan.play import RuleSet
 
-_PLACES = {2: "二游", 3: "三游", 4: "末游"}
 # The score sheet's grid holds a one-hour match on one A4 page.
 SHEET_ROWS = 20
 
@@ -100,13 +101,17 @@ def board(stored: dict, rules: RuleSet, names: Mapping[str, str]) -> Board:
     )
 
 
-def _penalty_text(body: dict) -> str:
+def _penalty_text(body: dict) -> Words:
     kind = body.get("kind", "levels")
     if kind == "back_to_2":
-        return "回到2"
+        return words("回到2")
     if kind == "disqualify":
-        return "取消比赛资格"
-    return f"扣{body.get('levels')}级"
+        return words("取消比赛资格")
+    return words("扣%(n)s级", n=body.get("levels"))
+
+
+def _with_reason(text: Words, reason) -> Words:
+    return words("%(what)s（%(reason)s）", what=text, reason=reason) if reason else text
 
 
 def sheet(items: Iterable[RecordItem], rules: RuleSet, names: Mapping[str, str]) -> Sheet:
@@ -124,26 +129,34 @@ def sheet(items: Iterable[RecordItem], rules: RuleSet, names: Mapping[str, str])
             deal += 1
             order = payload["order"]
             partner = order[1:].index(order[0]) + 2
-            rows.append((str(deal), side_label(order[0], names), _PLACES[partner], levels, ""))
+            rows.append((str(deal), side_label(order[0], names), PLACES[partner], levels, ""))
         elif "penalty" in payload:
             penalty = payload["penalty"]
-            text = f"{side_label(penalty['team'], names)}：{_penalty_text(penalty)}"
-            notes.append(text + (f"（{item.reason}）" if item.reason else ""))
+            text = words(
+                "%(name)s：%(what)s",
+                name=side_label(penalty["team"], names),
+                what=_penalty_text(penalty),
+            )
+            notes.append(_with_reason(text, item.reason))
             if penalty.get("kind", "levels") != "disqualify":
                 # A level penalty moves the levels: the track shows it where it happened.
                 rows.append(("", "", "", levels, text))
         elif "forfeit" in payload:
-            reason = forfeit_label(payload["forfeit"].get("reason", ""), unknown="")
-            notes.append(
-                f"{side_label(payload['forfeit']['team'], names)}：判负"
-                + (f"（{reason}）" if reason else "")
-            )
+            reason = forfeit_words(payload["forfeit"].get("reason", ""), unknown="")
+            lost = words("%(name)s：判负", name=side_label(payload["forfeit"]["team"], names))
+            notes.append(_with_reason(lost, reason))
         elif "time_up" in payload:
-            rows.append(("", "", "", levels, "时间到"))
+            rows.append(("", "", "", levels, words("时间到")))
     return Sheet(
-        columns=("副", "上游方", "对家名次", "打完后级数（A / B）", "备注"),
+        columns=(
+            words("副"),
+            words("上游方"),
+            words("对家名次"),
+            words("打完后级数（A / B）"),
+            words("备注"),
+        ),
         rows=tuple(rows),
-        notes_title="处罚、判负记录",
+        notes_title=words("处罚、判负记录"),
         notes=tuple(notes),
         blank_rows=max(0, SHEET_ROWS - len(rows)),
         blank_from=deal + 1,

@@ -1,4 +1,6 @@
-"""Chinese one-line descriptions of Guandan events for the referee's screen.
+"""One-line descriptions of Guandan events for the referee's screen and the audit, as
+:class:`~scoring.engines.board.Words` (Chinese messages worded in the reader's language when
+shown; ``str()`` gives the Chinese).
 
 Pure Python, no Django. Terms (上游, 打A, 双下, 突然死亡法 ...) are defined in
 :mod:`scoring.engines.guandan.play`; this module builds on it, and play never imports this
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from scoring.engines.board import THEN, Words, clauses, words
 from scoring.engines.common import describe_forfeit
 from scoring.engines.guandan.play import (
     ACE,
@@ -23,7 +26,13 @@ from scoring.engines.guandan.play import (
     other,
 )
 
-_PLACES = {2: "二游", 3: "三游", 4: "末游"}
+# The partner's place in a deal (对家二游 …): the same words as the deal pad's.
+PLACES = {2: words("二游"), 3: words("三游"), 4: words("末游")}
+
+
+def team_name(team: str, names: Mapping[str, str] | None = None) -> str | Words:
+    """A team by its pair's name, else A队/B队 (Team A)."""
+    return (names or {}).get(team) or words("%(team)s队", team=team)
 
 
 def describe_event(
@@ -32,11 +41,11 @@ def describe_event(
     after: MatchState,
     rs: RuleSet,
     names: Mapping[str, str] | None = None,
-) -> str:
+) -> Words:
     """What ``event`` did between ``before`` and ``after``; ``names`` by team letter."""
 
-    def name(team: str) -> str:
-        return (names or {}).get(team) or f"{team}队"
+    def name(team: str) -> str | Words:
+        return team_name(team, names)
 
     if isinstance(event, Deal):
         return _describe_deal(before, event, after, rs, name)
@@ -47,92 +56,146 @@ def describe_event(
     return describe_forfeit(name(event.team), name(other(event.team)), event.reason)
 
 
-def _match_end(after: MatchState, rs: RuleSet, name) -> str:
+def _with_match_end(text: Words, after: MatchState, rs: RuleSet, name) -> Words:
+    """``text``, and who won the match when it ended with it."""
     if not after.match_over or after.winner is None:
-        return ""
+        return text
     if rs.games_to_win == 1:
-        return f"，{name(after.winner)}获胜"
-    w, lose = after.games_won[after.winner], after.games_won[other(after.winner)]
-    return f"，{name(after.winner)}{w}:{lose}获胜"
+        return words("%(what)s，%(name)s获胜", what=text, name=name(after.winner))
+    won, lost = after.games_won[after.winner], after.games_won[other(after.winner)]
+    return words(
+        "%(what)s，%(name)s%(won)s:%(lost)s获胜",
+        what=text,
+        name=name(after.winner),
+        won=won,
+        lost=lost,
+    )
 
 
-def _describe_deal(before: MatchState, deal: Deal, after: MatchState, rs: RuleSet, name) -> str:
+def _describe_deal(before: MatchState, deal: Deal, after: MatchState, rs: RuleSet, name) -> Words:
     out = deal_outcome(before, deal, rs)
     top, place = out.top, out.partner_place
     game_no = len(after.completed_games)
     if out.game_won == "sudden_death":
-        return f"突然死亡：{name(top)}上游，赢得第{game_no}局" + _match_end(after, rs, name)
+        text = words("突然死亡：%(name)s上游，赢得第%(n)s局", name=name(top), n=game_no)
+        return _with_match_end(text, after, rs, name)
     if out.game_won == "passed_A":
         if out.declarer == top:
-            head = f"{name(top)}打A成功（上游，对家{_PLACES[place]}）"
+            head = words(
+                "%(name)s打A成功（上游，对家%(place)s）", name=name(top), place=PLACES[place]
+            )
         else:  # lenient rule: passed A in a deal played at the opponents' level
-            head = f"{name(top)}在A级取得上游（对家{_PLACES[place]}），过A"
-        return f"{head}，赢得第{game_no}局" + _match_end(after, rs, name)
+            head = words(
+                "%(name)s在A级取得上游（对家%(place)s），过A", name=name(top), place=PLACES[place]
+            )
+        text = words("%(what)s，赢得第%(n)s局", what=head, n=game_no)
+        return _with_match_end(text, after, rs, name)
 
     attempt_by = out.declarer if out.played_level == ACE else None  # 打A this deal
     counted = {team: (count, reset) for team, count, reset in out.failures}
-    parts = []
+    parts: list[Words] = []
     # What happened to the team that took 上游.
     if attempt_by == top:
         if top not in counted:  # no failure limit (nantong): simply not passed
-            parts.append(f"{name(top)}打A未过（对家{_PLACES[place]}），仍打A")
+            parts.append(
+                words(
+                    "%(name)s打A未过（对家%(place)s），仍打A", name=name(top), place=PLACES[place]
+                )
+            )
     else:
         if place == 2:
-            shape = f"{name(top)}双上（{name(other(top))}双下）"
+            shape = words("%(name)s双上（%(other)s双下）", name=name(top), other=name(other(top)))
         else:
-            shape = f"{name(top)}上游，对家{_PLACES[place]}"
+            shape = words("%(name)s上游，对家%(place)s", name=name(top), place=PLACES[place])
         if out.top_before == ACE:
-            why = ""
             if rs.a_win_requires_declarer and place in rs.a_win_partner_places:
-                why = f"（本副打{level_label(out.played_level)}，不算过A）"
-            parts.append(f"{shape}，已在A级{why}，下副打A")
+                parts.append(
+                    words(
+                        "%(what)s，已在A级（本副打%(level)s，不算过A），下副打A",
+                        what=shape,
+                        level=level_label(out.played_level),
+                    )
+                )
+            else:
+                parts.append(words("%(what)s，已在A级，下副打A", what=shape))
         else:
-            capped = "（到A封顶）" if out.top_before + out.gain > ACE else ""
-            parts.append(
-                f"{shape}，升{out.gain}级{capped}："
-                f"{level_label(out.top_before)}→{level_label(out.top_after)}"
-            )
+            levels = {
+                "what": shape,
+                "n": out.gain,
+                "old": level_label(out.top_before),
+                "new": level_label(out.top_after),
+            }
+            if out.top_before + out.gain > ACE:
+                parts.append(words("%(what)s，升%(n)s级（到A封顶）：%(old)s→%(new)s", **levels))
+            else:
+                parts.append(words("%(what)s，升%(n)s级：%(old)s→%(new)s", **levels))
     # A attempts that failed and, for some variants, deals lost while at A.
     if attempt_by is not None and attempt_by != top and attempt_by not in counted:
-        parts.append(f"{name(attempt_by)}打A未过")
+        parts.append(words("%(name)s打A未过", name=name(attempt_by)))
     for team, (count, reset) in counted.items():
-        what = "打A未过" if team == attempt_by else "在A级失利"
-        if reset:
-            parts.append(f"{name(team)}第{count}次{what}，退回{level_label(rs.a_fail_reset_to)}")
-        else:
-            still = "，仍打A" if team == top else ""
-            parts.append(f"{name(team)}{what}（第{count}次）{still}")
-    return "；".join(parts)
+        parts.append(_failure(team, count, reset, team == attempt_by, team == top, rs, name))
+    return clauses(parts, THEN)
 
 
-def _describe_penalty(before: MatchState, p: Penalty, after: MatchState, rs: RuleSet, name) -> str:
-    team = name(p.team)
-    reason = f"（{p.reason}）" if p.reason else ""
-    if p.kind == "disqualify":
-        return f"{team}取消比赛资格，{name(other(p.team))}获胜{reason}"
-    n = p.levels
-    what = "回到2" if p.kind == "back_to_2" else f"扣{n}级"
-    if before.sudden_death:
-        return f"突然死亡阶段级数固定为A，{team}{what}不生效{reason}"
-    old, new = before.levels[p.team], after.levels[p.team]
-    if p.kind == "back_to_2":
-        text = f"{team}回到2"
+def _failure(team: str, count: int, reset: bool, own_a: bool, top: bool, rs: RuleSet, name):
+    """A counted failure at A: an own 打A not passed, or a deal lost while at A."""
+    if reset:
+        back = {"name": name(team), "n": count, "level": level_label(rs.a_fail_reset_to)}
+        if own_a:
+            return words("%(name)s第%(n)s次打A未过，退回%(level)s", **back)
+        return words("%(name)s第%(n)s次在A级失利，退回%(level)s", **back)
+    if own_a:
+        failed = words("%(name)s打A未过（第%(n)s次）", name=name(team), n=count)
     else:
-        floor = "（最低为2）" if old - n < 2 else ""
-        text = f"{team}扣{n}级：{level_label(old)}→{level_label(new)}{floor}"
-    if before.a_failures[p.team] and not after.a_failures[p.team]:
-        text += "，打A未过次数清零"
-    return text + reason
+        failed = words("%(name)s在A级失利（第%(n)s次）", name=name(team), n=count)
+    return words("%(what)s，仍打A", what=failed) if top else failed
 
 
-def _describe_time_up(after: MatchState, name) -> str:
+def _describe_penalty(
+    before: MatchState, p: Penalty, after: MatchState, rs: RuleSet, name
+) -> Words:
+    team = name(p.team)
+    if p.kind == "disqualify":
+        text = words("%(name)s取消比赛资格，%(other)s获胜", name=team, other=name(other(p.team)))
+    elif before.sudden_death:
+        if p.kind == "back_to_2":
+            text = words("突然死亡阶段级数固定为A，%(name)s回到2不生效", name=team)
+        else:
+            text = words("突然死亡阶段级数固定为A，%(name)s扣%(n)s级不生效", name=team, n=p.levels)
+    else:
+        old, new = before.levels[p.team], after.levels[p.team]
+        if p.kind == "back_to_2":
+            text = words("%(name)s回到2", name=team)
+        else:
+            levels = {"name": team, "n": p.levels, "old": level_label(old), "new": level_label(new)}
+            if old - p.levels < 2:
+                text = words("%(name)s扣%(n)s级：%(old)s→%(new)s（最低为2）", **levels)
+            else:
+                text = words("%(name)s扣%(n)s级：%(old)s→%(new)s", **levels)
+        if before.a_failures[p.team] and not after.a_failures[p.team]:
+            text = words("%(what)s，打A未过次数清零", what=text)
+    if p.reason:
+        return words("%(what)s（%(reason)s）", what=text, reason=p.reason)
+    return text
+
+
+def _describe_time_up(after: MatchState, name) -> Words:
     if after.sudden_death:
-        return "鸣哨，进入突然死亡法"
+        return words("鸣哨，进入突然死亡法")
     a, b = after.levels["A"], after.levels["B"]
     if after.decided_by == "time_levels":
         w = after.winner
         hi, lo = after.levels[w], after.levels[other(w)]
-        return f"时间到：{name(w)}级数高（{level_label(hi)}对{level_label(lo)}），{name(w)}获胜"
+        return words(
+            "时间到：%(name)s级数高（%(high)s对%(low)s），%(name)s获胜",
+            name=name(w),
+            high=level_label(hi),
+            low=level_label(lo),
+        )
     if after.decided_by == "time_last_deal_top":
-        return f"时间到：双方同为{level_label(a)}级，末副上游{name(after.winner)}获胜"
-    return f"时间到：双方同为{level_label(b)}级，平局"
+        return words(
+            "时间到：双方同为%(level)s级，末副上游%(name)s获胜",
+            level=level_label(a),
+            name=name(after.winner),
+        )
+    return words("时间到：双方同为%(level)s级，平局", level=level_label(b))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from scoring.engines.board import words
+from scoring.engines.board import Words, words
 from scoring.engines.common import RuleSetError, forfeit_code, refuse_preset_id
 from scoring.engines.guandan import board as _board
 from scoring.engines.guandan import describe, play
@@ -32,6 +32,7 @@ apply_event = play.apply_event
 
 
 def preset_choices() -> dict[str, list[tuple[str, str]]]:
+    """The presets by id with their names: a Chinese message each, worded by the page."""
     return {"guandan": [(k, r.name) for k, r in PRESETS.items()]}
 
 
@@ -66,7 +67,7 @@ def deduction(rules: RuleSet, team: str) -> dict:
 # --------------------------------------------------------------------------- events and states
 
 
-def describe_event(before: MatchState, event, after: MatchState, rules, names) -> str:
+def describe_event(before: MatchState, event, after: MatchState, rules, names) -> Words:
     return describe.describe_event(before, play.coerce_event(event), after, rules, names)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from scoring.engines.board import Words, words
 from scoring.engines.common import EngineError, bad_event, forfeit_code
 from scoring.engines.guandan.rules import TEAMS
 
@@ -20,9 +21,14 @@ PENALTY_KINDS = ("levels", "back_to_2", "disqualify")
 # --------------------------------------------------------------------------- events
 
 
-def _check_team(team: Any, what: str) -> None:
+def _check_team(team: Any, problem: Words) -> None:
+    """``problem`` (处罚必须指明A队或B队 …) unless ``team`` is A or B."""
     if team not in TEAMS or not isinstance(team, str):
-        raise bad_event(f"{what}必须指明A队或B队")
+        raise bad_event(problem)
+
+
+_PENALTY_TEAM = words("处罚必须指明A队或B队")
+_FORFEIT_TEAM = words("弃权必须指明A队或B队")
 
 
 @dataclass(frozen=True)
@@ -49,7 +55,8 @@ class Deal:
         object.__setattr__(self, "order", order)
         if self.seats is not None:
             bad_seats = EngineError(
-                "invalid_order", "座位号必须是1-4各一次，且1、3号为A队，2、4号为B队，与名次一致"
+                "invalid_order",
+                words("座位号必须是1-4各一次，且1、3号为A队，2、4号为B队，与名次一致"),
             )
             if not isinstance(self.seats, (list, tuple)):
                 raise bad_seats
@@ -87,14 +94,14 @@ class Penalty:
     reason: str = ""
 
     def __post_init__(self) -> None:
-        _check_team(self.team, "处罚")
+        _check_team(self.team, _PENALTY_TEAM)
         if self.kind not in PENALTY_KINDS:
-            raise bad_event("处罚类型只能是扣级、回到2或取消比赛资格")
+            raise bad_event(words("处罚类型只能是扣级、回到2或取消比赛资格"))
         lv = self.levels
         if self.kind == "levels" and lv is None:
-            raise bad_event("扣级必须写明扣几级")
+            raise bad_event(words("扣级必须写明扣几级"))
         if lv is not None and (isinstance(lv, bool) or not isinstance(lv, int) or lv < 1):
-            raise bad_event("扣级数必须是不小于1的整数")
+            raise bad_event(words("扣级数必须是不小于1的整数"))
         if not isinstance(self.reason, str):
             object.__setattr__(self, "reason", str(self.reason))
 
@@ -112,7 +119,7 @@ class Forfeit:
     reason: str = ""
 
     def __post_init__(self) -> None:
-        _check_team(self.team, "弃权")
+        _check_team(self.team, _FORFEIT_TEAM)
         if not isinstance(self.reason, str):
             object.__setattr__(self, "reason", str(self.reason))
 
@@ -129,27 +136,27 @@ def parse_event(obj: Any) -> Event:
     malformed), except that ``seats`` beside ``order`` is read and validated.
     """
     if not isinstance(obj, dict):
-        raise bad_event("每条记录必须是一个对象")
+        raise bad_event(words("每条记录必须是一个对象"))
     keys = [k for k in _EVENT_KEYS if k in obj]
     if len(keys) != 1:
-        raise bad_event("每条记录必须且只能是一副牌、一次处罚、时间到或弃权之一")
+        raise bad_event(words("每条记录必须且只能是一副牌、一次处罚、时间到或弃权之一"))
     key = keys[0]
     if key == "order":
         return Deal(obj["order"], obj.get("seats"))
     if key == "time_up":
         if obj["time_up"] is not True:
-            raise bad_event("time_up 必须为 true")
+            raise bad_event(words("time_up 必须为 true"))
         return TimeUp()
     body = obj[key]
     if not isinstance(body, dict):
-        raise bad_event("处罚或弃权的内容必须是一个对象")
-    _check_team(body.get("team"), "处罚" if key == "penalty" else "弃权")
+        raise bad_event(words("处罚或弃权的内容必须是一个对象"))
+    _check_team(body.get("team"), _PENALTY_TEAM if key == "penalty" else _FORFEIT_TEAM)
     reason = body.get("reason") or ""
     if key == "forfeit":
         return Forfeit(body["team"], forfeit_code(reason) if isinstance(reason, str) else reason)
     levels = body.get("levels")
     if "levels" in body and levels is None:  # an explicit null is not a whole number
-        raise bad_event("扣级数必须是不小于1的整数")
+        raise bad_event(words("扣级数必须是不小于1的整数"))
     return Penalty(body["team"], body.get("kind", "levels"), levels, reason)
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.engines.common import TIME_FROM, RuleSetError
+from scoring.engines.board import Words, words
+from scoring.engines.common import TIME_FROM, RuleSetError, gettext_noop
 
 TEAMS = ("A", "B")
 ACE = 14
@@ -22,9 +23,9 @@ FAIL_COUNTINGS = ("own_a_cumulative", "own_a_consecutive", "any_lost_deal_at_a")
 TIME_RULES = ("levels_then_last_top", "sudden_death", "draw_allowed")
 # Where the time limit counts from, as the rule line says it (scoring.engines.common).
 TIME_FROM_WORDS = {
-    "scheduled": "从规定开赛时间起计",
-    "start": "从裁判宣布开始起计",
-    "first_deal": "从第一副牌起计",
+    "scheduled": words("从规定开赛时间起计"),
+    "start": words("从裁判宣布开始起计"),
+    "first_deal": words("从第一副牌起计"),
 }
 
 
@@ -219,40 +220,65 @@ class RuleSet:
         except TypeError as exc:  # e.g. unhashable members in a list
             raise RuleSetError(f"invalid rule set: {exc}") from None
 
-    def summary_zh(self) -> str:
-        """One Chinese line for score sheets and notices."""
-        a_rule = "A必打"
+    def summary(self) -> Words:
+        """The rule set in one line for score sheets, notices and the table page: 升级5/3/1；
+        A必打，…；三局两胜；限时150分钟，到时进入突然死亡法 (worded for the reader)."""
         if self.a_win_partner_places == frozenset({2}):
-            a_rule += "（须双上才能过A）"
-        if not self.a_win_requires_declarer:
-            a_rule += "，在A级取得上游即可过A"
-        if self.a_fail_limit is not None:
-            reset = level_label(self.a_fail_reset_to)
-            how = {
-                "own_a_cumulative": f"累计{self.a_fail_limit}次打A未过",
-                "own_a_consecutive": f"连续{self.a_fail_limit}次打A未过",
-                "any_lost_deal_at_a": f"在A级累计失利{self.a_fail_limit}副",
-            }[self.a_fail_counting]
-            a_rule += f"，{how}退回{reset}"
-        n = self.games_to_win
-        games = {1: "一局定胜负", 2: "三局两胜"}.get(n, f"{2 * n - 1}局{n}胜")
-        if self.time_limit_minutes is None:
-            time = "不限时"
+            a_rule = words("A必打（须双上才能过A）")
         else:
-            time = (
-                f"限时{self.time_limit_minutes}分钟（{TIME_FROM_WORDS[self.time_from]}），"
-                + {
-                    "levels_then_last_top": "到时比级数，同级看末副上游",
-                    "sudden_death": "到时进入突然死亡法",
-                    "draw_allowed": "到时比级数，同级为平局",
-                }[self.time_rule]
+            a_rule = words("A必打")
+        if not self.a_win_requires_declarer:
+            a_rule = words("%(rule)s，在A级取得上游即可过A", rule=a_rule)
+        if self.a_fail_limit is not None:
+            n = self.a_fail_limit
+            how = {
+                "own_a_cumulative": words("累计%(n)s次打A未过", n=n),
+                "own_a_consecutive": words("连续%(n)s次打A未过", n=n),
+                "any_lost_deal_at_a": words("在A级累计失利%(n)s副", n=n),
+            }[self.a_fail_counting]
+            a_rule = words(
+                "%(rule)s，%(how)s退回%(level)s",
+                rule=a_rule,
+                how=how,
+                level=level_label(self.a_fail_reset_to),
             )
-        return f"升级{'/'.join(map(str, self.promotion))}；{a_rule}；{games}；{time}"
+        n = self.games_to_win
+        if n == 1:
+            games = words("一局定胜负")
+        elif n == 2:
+            games = words("三局两胜")
+        else:
+            games = words("%(total)s局%(n)s胜", total=2 * n - 1, n=n)
+        if self.time_limit_minutes is None:
+            time = words("不限时")
+        else:
+            then = {
+                "levels_then_last_top": words("到时比级数，同级看末副上游"),
+                "sudden_death": words("到时进入突然死亡法"),
+                "draw_allowed": words("到时比级数，同级为平局"),
+            }[self.time_rule]
+            time = words(
+                "限时%(n)s分钟（%(start)s），%(then)s",
+                n=self.time_limit_minutes,
+                start=TIME_FROM_WORDS[self.time_from],
+                then=then,
+            )
+        return words(
+            "升级%(promotion)s；%(a_rule)s；%(games)s；%(time)s",
+            promotion="/".join(map(str, self.promotion)),
+            a_rule=a_rule,
+            games=games,
+            time=time,
+        )
+
+    def summary_zh(self) -> str:
+        """The summary in Chinese, as the paper documents print it."""
+        return str(self.summary())
 
 
 NANTONG_2014 = RuleSet(
     id="nantong2014",
-    name="南通中学教工掼蛋比赛规则（2014）",
+    name=gettext_noop("南通中学教工掼蛋比赛规则（2014）"),
     promotion=(3, 2, 1),
     time_limit_minutes=60,
     time_rule="levels_then_last_top",
@@ -262,7 +288,7 @@ NANTONG_2014 = RuleSet(
 )
 ANHUI_2021 = RuleSet(
     id="anhui2021",
-    name="安徽农业大学教职工掼蛋规程（2021）",
+    name=gettext_noop("安徽农业大学教职工掼蛋规程（2021）"),
     promotion=(5, 3, 1),
     a_fail_limit=3,
     a_fail_counting="own_a_cumulative",

@@ -581,12 +581,17 @@ def test_summary_lines_for_score_sheets():
 # ----------------------------------------------------------------------- describe
 
 
-def described(ruleset, tokens: str, names=None) -> str:
+def description(ruleset, tokens: str, names=None):
+    """The words describing the last of ``tokens``' events."""
     rs = RULESETS.get(ruleset) or get_ruleset(ruleset)
     events = [parse_event(ev(t)) for t in tokens.split()]
     before = replay(rs, events[:-1])
     after = apply_event(before, events[-1], rs)
     return describe_event(before, events[-1], after, rs, names=names)
+
+
+def described(ruleset, tokens: str, names=None) -> str:
+    return str(description(ruleset, tokens, names))
 
 
 # fmt: off

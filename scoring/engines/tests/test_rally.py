@@ -492,11 +492,16 @@ def test_summary_lines_for_score_sheets():
 # ------------------------------------------------------------------ describe
 
 
-def described(rules, tokens: str, names=None) -> str:
+def description(rules, tokens: str, names=None):
+    """The words describing the last of ``tokens``' events."""
     events = [parse_event(e) for e in evs(tokens)]
     before = replay(rules, events[:-1])
     after = apply_event(before, events[-1], rules)
     return describe(before, events[-1], after, rules, names=names)
+
+
+def described(rules, tokens: str, names=None) -> str:
+    return str(description(rules, tokens, names))
 
 
 # fmt: off
@@ -526,7 +531,7 @@ def test_describe_uses_player_names():
     assert described(BD, "forfeit:a", names) == "刘洋弃权，王芳获胜"
     forfeit = Forfeit("away", "stoppage_over_5_min")
     after = apply_event(initial_state(BD), forfeit, BD)
-    assert describe(initial_state(BD), forfeit, after, BD, names).endswith(
+    assert str(describe(initial_state(BD), forfeit, after, BD, names)).endswith(
         "（不服从裁判致使比赛中断5分钟）"
     )
 

@@ -58,7 +58,7 @@ def test_a_custom_rally_rule_set_from_config():
     }
     engine = scorer_for("table_tennis", "", config)
     assert engine.best_of == 3
-    assert "每局21分" in engine.summary
+    assert "每局21分" in str(engine.summary)
     with pytest.raises(ValueError, match="badminton"):
         scorer_for("badminton", "", config)
 
@@ -138,7 +138,8 @@ def test_a_withdrawal_recorded_under_the_old_code_reads_as_todays(discipline, ol
     after = engine.replay([stored])
     assert engine.winner(after) == "B"
     assert (
-        engine.describe(before, stored, after, {"A": "甲", "B": "乙"}) == "甲弃权，乙获胜（弃权）"
+        str(engine.describe(before, stored, after, {"A": "甲", "B": "乙"}))
+        == "甲弃权，乙获胜（弃权）"
     )
 
 
@@ -149,7 +150,7 @@ def test_every_engine_words_the_forfeit_reasons_alike(discipline):
     for code, label in FORFEIT_REASONS.items():
         payload = engine.forfeit("B", code)
         after = engine.apply(before, engine.parse(payload))
-        assert engine.describe(before, payload, after, {"A": "甲", "B": "乙"}) == (
+        assert str(engine.describe(before, payload, after, {"A": "甲", "B": "乙"})) == (
             f"乙弃权，甲获胜（{label}）"
         )
 
@@ -170,7 +171,7 @@ def test_the_description_names_the_players():
     before = engine.initial()
     event = engine.parse({"home": 21, "away": 19})
     after = engine.apply(before, event)
-    text = engine.describe(before, event, after, {"A": "张三", "B": "李四"})
+    text = str(engine.describe(before, event, after, {"A": "张三", "B": "李四"}))
     assert text.startswith("第1局21–19，张三胜")
 
 

@@ -353,11 +353,16 @@ def test_summary_lines_for_score_sheets():
 # ----------------------------------------------------------------------- describe
 
 
-def described(rules, tokens: str, names=None) -> str:
+def description(rules, tokens: str, names=None):
+    """The words describing the last of ``tokens``' events."""
     events = [parse_event(ev(t)) for t in tokens.split()]
     before = replay(rules, events[:-1])
     after = apply_event(before, events[-1], rules)
     return describe(before, events[-1], after, rules, names=names)
+
+
+def described(rules, tokens: str, names=None) -> str:
+    return str(description(rules, tokens, names))
 
 
 # fmt: off
@@ -385,7 +390,7 @@ def test_describe_uses_player_names_and_forfeit_reasons():
     assert described(AH, "Hh Aa Da", names) == "第3盘和棋（李娜先手），后手张伟获胜"
     forfeit = Forfeit("home", "stoppage_over_5_min")
     after = apply_event(initial_state(AH), forfeit, AH)
-    assert describe(initial_state(AH), forfeit, after, AH, names) == (
+    assert str(describe(initial_state(AH), forfeit, after, AH, names)) == (
         "张伟弃权，李娜获胜（不服从裁判致使比赛中断5分钟）"
     )
 

@@ -478,12 +478,15 @@ def test_a_score_sheet_numbers_only_deals_tracks_level_penalties_and_fills_the_e
         for s in scoresheet_context(event, rf.get("/"), round_number=1)["sheets"]
         if s["table"].pk == table.pk
     )
-    rows = [(number, levels, note) for number, _top, _place, levels, note in sheet["sheet"].rows]
+    # The sheet's text as the paper prints it (words in Chinese).
+    rows = [
+        (number, levels, str(note)) for number, _top, _place, levels, note in sheet["sheet"].rows
+    ]
     # Deal 1 (双上: A up three to 5), the penalty back to 2 in the track, deal 2, then time.
     assert rows[0][:2] == ("1", "5 / 2")
     assert rows[1][0] == "" and rows[1][1] == "2 / 2" and "回到2" in rows[1][2]
     assert rows[2][0] == "2"
     assert rows[3][0] == "" and rows[3][2] == "时间到"
     assert sheet["blank_numbers"].split("\n")[0] == "3"
-    assert any("回到2（出错牌）" in p for p in sheet["sheet"].notes)
+    assert any("回到2（出错牌）" in str(p) for p in sheet["sheet"].notes)
     assert sheet["ended_at"] is not None

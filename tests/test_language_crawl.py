@@ -109,6 +109,11 @@ def _typed() -> list[str]:
                 if value:
                     texts.add(str(value))
                     texts.update(line.strip() for line in str(value).splitlines() if line.strip())
+    # A pair's two names as a record written in either language keeps them (王芳、李娜).
+    from tournaments.models import Pair
+
+    for first, second in Pair.objects.values_list("first__name", "second__name"):
+        texts.update((f"{first}、{second}", f"{first}, {second}"))
     return sorted(texts, key=len, reverse=True)
 
 

@@ -86,10 +86,9 @@ def test_a_referee_records_a_table_from_2_past_a_and_the_confirmed_winner_moves_
     assert match.home.name in next_card.inner_text()
 
 
-def test_a_deal_sent_on_a_dropped_connection_is_shown_unsaved_resent_and_recorded_once(
-    live_server, browser, db
-):
-    from scoring.models import TableEvent
+def _referee_at_first_guandan_table(browser, live_server):
+    """The demo loaded; a referee assigned to Anhui's first guandan match to play, logged in
+    on a 390-px phone at its table. (page, match, table)."""
     from tournaments.models import Match
     from tournaments.ops.demo import load_demo
 
@@ -115,6 +114,15 @@ def test_a_deal_sent_on_a_dropped_connection_is_shown_unsaved_resent_and_recorde
     ).new_page()
     log_in(page, live_server.url, "liangyong")
     page.goto(f"{live_server.url}/t/anhui-2021/guandan/tables/{table.pk}/")
+    return page, match, table
+
+
+def test_a_deal_sent_on_a_dropped_connection_is_shown_unsaved_resent_and_recorded_once(
+    live_server, browser, db
+):
+    from scoring.models import TableEvent
+
+    page, match, table = _referee_at_first_guandan_table(browser, live_server)
 
     # The first attempt reaches the server but its answer is lost (the Wi-Fi drops on the
     # way back); the page must say so, resend, and the deal must be recorded once.
@@ -143,29 +151,8 @@ def test_a_disqualification_sent_without_its_tick_comes_back_with_what_was_typed
     """Through htmx and the page's tap queue: the refusal shows why, the penalty form stays
     open with the side, the kind, the reason and the reporter as typed; ticked, it goes in."""
     from scoring.models import TableEvent
-    from tournaments.models import Match
-    from tournaments.ops.demo import load_demo
 
-    load_demo()
-    referee = get_user_model().objects.create_user(username="liangyong", password=PASSWORD)
-    match = (
-        Match.objects.filter(
-            round__stage__event__tournament__slug="anhui-2021",
-            round__stage__event__slug="guandan",
-            status="pending",
-            home__isnull=False,
-            away__isnull=False,
-        )
-        .order_by("round__number", "index")
-        .first()
-    )
-    assign_referee(Match.objects.filter(pk=match.pk), referee)
-    table = match.tables.get()
-    page = browser.new_context(
-        viewport={"width": 390, "height": 844}, service_workers="block"
-    ).new_page()
-    log_in(page, live_server.url, "liangyong")
-    page.goto(f"{live_server.url}/t/anhui-2021/guandan/tables/{table.pk}/")
+    page, match, table = _referee_at_first_guandan_table(browser, live_server)
     page.get_by_text("处罚（扣级、回到2、取消资格）").click()
     form = page.locator("form[action$='/penalty/']")
     form.locator("select[name=team]").select_option("B")

@@ -88,10 +88,11 @@ def test_the_referees_sentences_read_as_english():
 def test_the_rule_sets_read_as_english():
     assert english(ANHUI_2021.summary()) == (
         "Promotion 5/3/1; A must be played, 3 failed A attempts in all: back to 2; "
-        "best of three; 150-minute limit, then sudden death"
+        "best of three; 150-minute limit (counted from the scheduled start); then sudden death"
     )
     assert english(NANTONG_2014.summary()) == (
-        "Promotion 3/2/1; A must be played; a single game; 60-minute limit, then the higher "
+        "Promotion 3/2/1; A must be played; a single game; 60-minute limit (counted from the "
+        "referee's start); then the higher "
         "level wins, on equal levels the last deal's first out"
     )
     assert english(rally.BADMINTON_21.summary()) == (

@@ -36,7 +36,12 @@ def _chinese_left(text: str, names: list[str]) -> list[str]:
 
 
 def _names(table) -> list[str]:
-    return [pair_name(table.home_pair), pair_name(table.away_pair), "裁判甲", "裁判长甲"]
+    """The names on the page, a pair's two as either language lists them."""
+    names = ["裁判甲", "裁判长甲"]
+    for language in ("zh-hans", "en"):
+        with translation.override(language):
+            names += [pair_name(table.home_pair), pair_name(table.away_pair)]
+    return names
 
 
 def _played(client, cast) -> None:
@@ -46,7 +51,8 @@ def _played(client, cast) -> None:
     client.force_login(cast.referee)
     url = table_url("scoring:deal", cast.table)
     flash = client.post(url, page_data(url, {"deal": "A2", "key": "k1"}), **HTMX)
-    home, away = pair_name(cast.table.home_pair), pair_name(cast.table.away_pair)
+    with translation.override("en"):
+        home, away = pair_name(cast.table.home_pair), pair_name(cast.table.away_pair)
     assert f"{home} double win ({away} double loss), up 3: 2→5" in flash.content.decode()
     url = table_url("scoring:time-up", cast.table)
     client.post(url, page_data(url, {"key": "k2"}), **HTMX)
@@ -60,7 +66,8 @@ def _played(client, cast) -> None:
 def test_the_table_page_and_the_audit_read_in_english(client, cast):
     _played(client, cast)
     names = _names(cast.table)
-    home = pair_name(cast.table.home_pair)
+    with translation.override("en"):
+        home = pair_name(cast.table.home_pair)
     page = client.get(table_url("scoring:table", cast.table)).content.decode()
     history = _between(page, '<ol class="history-list"', "</ol>")
     assert f"Time up: {home} has the higher level (5 to 2), {home} wins" in history

@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 
 from tournaments.links.services import SHANGHAI
 from tournaments.models import LoginLink, Official, Unit
@@ -81,7 +82,7 @@ def test_the_organiser_sees_each_invitation_with_its_unit_and_state(client, cup)
     assert "李领队" in rows[str(unused.pk)] and "未使用" in rows[str(unused.pk)]
     assert f'action="{revoke_url(cup, unused)}"' in rows[str(unused.pk)]
     assert "确认作废" in rows[str(unused.pk)]
-    created = timezone.localtime(unused.created_at).strftime("%m-%d %H:%M")
+    created = date_format(timezone.localtime(unused.created_at), "SHORT_DATETIME_FORMAT")
     assert created in rows[str(unused.pk)]
     assert "已过期" in rows[str(expired.pk)]
     # The units page leads to the list.

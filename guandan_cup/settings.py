@@ -87,6 +87,8 @@ MIDDLEWARE = [
     "guandan_cup.middleware.TrustedProxyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A live page's poll answered from this process's copy, before the rest (live/fast.py).
+    "tournaments.live.fast.LiveFastPathMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "guandan_cup.middleware.ChineseFirstLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -397,9 +397,7 @@ def _backends_in_threads(count: int, work) -> list:
     return backends
 
 
-def test_the_threads_of_a_process_share_one_pause_and_one_report(
-    cache_down, caplog, monkeypatch
-):
+def test_the_threads_of_a_process_share_one_pause_and_one_report(cache_down, caplog, monkeypatch):
     """The fault run: gunicorn's 3 workers × 4 threads logged 12 lines for one outage, each
     thread pausing (and waiting for its timeout) on its own."""
     clock = _Clock()

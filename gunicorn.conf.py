@@ -41,8 +41,10 @@ worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-") or None
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
-# Behind a reverse proxy on another host, name it so X-Forwarded-* headers are trusted.
-forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# The proxies whose X-Forwarded-Proto gunicorn believes (as TRUSTED_PROXIES for the app):
+# none unless named, not even loopback (gunicorn's own default). docker-compose.yml names
+# its nginx.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "")
 
 # gunicorn 25.1+ opens a control socket (for `gunicornc`: show workers, add or remove them,
 # reload) at one path per user, $XDG_RUNTIME_DIR/gunicorn.ctl or ~/.gunicorn/gunicorn.ctl,

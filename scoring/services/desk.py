@@ -128,13 +128,15 @@ def forfeit_missing(*, round, user) -> int:
 
 def _flagged_for_ruling(match: Match, reason: str) -> tuple[Match, str]:
     """The flagged match, locked, and the ruling's reason — or TableError without a reason
-    or a flag (a ruling made meanwhile by someone else)."""
+    or a flag (a ruling made meanwhile by someone else), or while who plays it is not known
+    (a match feeding it voided and not yet replayed)."""
     reason = plain_text(reason, limit=300)
     if not reason:
         raise TableError("no_reason", _("请写明裁决理由。"))
     match = Match.objects.select_for_update().select_related("round__stage__event").get(pk=match.pk)
     if not match.needs_review:
         raise TableError("not_flagged", _("这场比赛没有待复核的问题。"))
+    common.check_pairing_known(match)
     return match, reason
 
 

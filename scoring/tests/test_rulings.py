@@ -6,6 +6,8 @@ became since."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from types import SimpleNamespace
 
 import pytest
@@ -17,13 +19,18 @@ from scoring.services.corrections import correct_table
 from scoring.services.desk import keep_with_ruling, void_and_replay
 from scoring.tests.test_replay import _play_whole_knockout, _turn_round_quarter_final
 from scoring.tests.test_table_views import snapshot
-from scoring.tests.utils import fresh, tables
+from scoring.tests.utils import fresh, guandan, tables
+from tournaments.documents.build import results_context
 from tournaments.models import Match
 
 pytestmark = pytest.mark.django_db
 
 SLUG = "nantong-2014"
 UNKNOWN = "本场对阵待定：上一场"
+needs_pdftotext = pytest.mark.skipif(
+    not shutil.which("pdftotext"),
+    reason="poppler-utils not installed (apt-get install poppler-utils)",
+)
 
 
 @pytest.fixture
@@ -137,3 +144,97 @@ def test_once_the_semi_final_is_played_again_the_final_is_ruled_on(final_of_a_vo
     keep_with_ruling(match=final, reason="决赛已赛完，维持原结果", user=chief)
     assert not fresh(final).needs_review
     assert AuditEntry.objects.filter(match=final, action=AuditEntry.Action.RULING).exists()
+
+
+# --------------------------------------------------------------------------- 仲裁组说明
+
+
+def _notes(client, tmp_path) -> str:
+    """results.pdf's 仲裁组说明 of the guandan event, as text without whitespace."""
+    response = client.get(reverse("documents:results-pdf", args=[SLUG]))
+    assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
+    path = tmp_path / "results.pdf"
+    path.write_bytes(response.content)
+    text = subprocess.run(
+        ["pdftotext", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    text = "".join(text.split())
+    return text[text.index("仲裁组说明") :]
+
+
+def _rulings():
+    event = guandan(SLUG)
+    item = next(e for e in results_context(event.tournament)["events"] if e["event"] == event)
+    return [(r.action, r.tie) for r in item["rulings"]]
+
+
+def _tie(home, away) -> str:
+    return f"{home.name}—{away.name}"
+
+
+@needs_pdftotext
+def test_a_replay_is_named_by_the_pairing_it_voided(people, client, tmp_path):
+    referee, chief = people
+    qfs, semis, _final, _third = _play_whole_knockout(referee, chief)
+    semi = fresh(semis[0])
+    voided = _tie(semi.home, semi.away)
+    _turn_round_quarter_final(qfs[0], referee, chief)
+    void_and_replay(match=semi, reason="半决赛对阵有误，作废重赛", user=chief)
+    semi = fresh(semi)
+    replayed = _tie(semi.home, semi.away)
+    assert replayed != voided
+    assert _rulings() == [(AuditEntry.Action.REPLAY, voided)]
+    notes = _notes(client, tmp_path)
+    assert f"{semi.round_label}{voided}：作废重赛" in notes
+    assert f"{replayed}：" not in notes  # the pairing that plays again is not the ruling's
+    entry = AuditEntry.objects.get(action=AuditEntry.Action.REPLAY)
+    assert entry.pairing["home"]["id"] != fresh(semi).home_id  # by id too, not only names
+    assert entry.after["pairing"]["home"]["id"] == fresh(semi).home_id
+
+
+@needs_pdftotext
+def test_a_ruling_keeps_naming_its_pairing_after_the_match_is_played_by_others(
+    people, client, tmp_path
+):
+    """维持原结果 on a semi-final; a later correction upstream (the other quarter-final)
+    has it voided and replayed by other entries: the first ruling still names the pairing
+    it kept, in results.pdf and on the audit page."""
+    referee, chief = people
+    qfs, semis, _final, _third = _play_whole_knockout(referee, chief)
+    semi = fresh(semis[0])
+    _turn_round_quarter_final(qfs[0], referee, chief)  # its home side should be another
+    semi = fresh(semi)
+    kept = _tie(semi.home, semi.away)
+    keep_with_ruling(match=semi, reason="半决赛已赛完，维持原结果", user=chief)
+    _turn_round_quarter_final(qfs[1], referee, chief)  # now its away side should be another
+    semi = fresh(semi)
+    assert semi.needs_review
+    void_and_replay(match=semi, reason="按更正后的对阵重赛", user=chief)
+    semi = fresh(semi)
+    now = _tie(semi.home, semi.away)
+    assert now != kept
+    assert _rulings() == [(AuditEntry.Action.RULING, kept), (AuditEntry.Action.REPLAY, kept)]
+    notes = _notes(client, tmp_path)
+    assert f"{semi.round_label}{kept}：维持原结果" in notes
+    assert f"{semi.round_label}{kept}：作废重赛" in notes
+    assert f"{now}：" not in notes
+    client.force_login(chief)
+    audit = client.get(reverse("scoring:audit", args=[SLUG])).content.decode()
+    rows = [
+        row
+        for row in audit.split("<tr>")
+        if "半决赛已赛完，维持原结果" in row or "按更正后的对阵重赛" in row
+    ]
+    assert len(rows) == 2
+    assert all(f"<td>{semi.round_label} · {kept}</td>" in row for row in rows)
+
+
+def test_an_older_ruling_without_its_pairing_is_named_by_the_matchs_entries_now(people):
+    referee, chief = people
+    qfs, semis, _final, _third = _play_whole_knockout(referee, chief)
+    semi = fresh(semis[0])
+    _turn_round_quarter_final(qfs[0], referee, chief)
+    keep_with_ruling(match=semi, reason="半决赛已赛完，维持原结果", user=chief)
+    AuditEntry.objects.filter(action=AuditEntry.Action.RULING).update(before=None, after=None)
+    semi = fresh(semi)
+    assert _rulings() == [(AuditEntry.Action.RULING, _tie(semi.home, semi.away))]

@@ -11,7 +11,7 @@ from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from scoring.models import PEOPLE, CheckIn, Report, TableCall, TableMatch
+from scoring.models import PEOPLE, AuditEntry, CheckIn, Report, TableCall, TableMatch
 from tournaments.models import HallDuty, Match, Official, Pair
 
 
@@ -57,6 +57,19 @@ def tie_name(match: Match) -> str:
     """A tie by its two entries (体育—行政); a side not yet known is 待定."""
     home = match.home.name if match.home_id else _("待定")
     away = match.away.name if match.away_id else _("待定")
+    return f"{home}—{away}"
+
+
+def ruled_tie_name(entry: AuditEntry) -> str:
+    """The tie an audit entry of a match names: a ruling by the two entries it was made on
+    (``AuditEntry.pairing``), not those the match has since; any other entry, and a ruling
+    recorded before the pairing was kept, by the match's entries now."""
+    pairing = entry.pairing
+    if pairing is None:
+        return tie_name(entry.match)
+    home, away = (
+        (side or {}).get("name") or _("待定") for side in (pairing.get("home"), pairing.get("away"))
+    )
     return f"{home}—{away}"
 
 

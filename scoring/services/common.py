@@ -24,6 +24,7 @@ from scoring.engines.common import EngineError
 from scoring.engines.scorer import Scorer
 from scoring.models import AuditEntry, TableEvent, TableMatch
 from scoring.selectors import pair_name
+from tournaments.draw import selectors as draw_selectors
 from tournaments.draw import status as day_status
 from tournaments.models import Match, Pair
 
@@ -158,6 +159,21 @@ def check_version(table: TableMatch, expected_version: int | None) -> None:
         raise TableError("invalid_version", _("版本号无效；请刷新页面后重试。"))
     if expected_version != table.version:
         raise TableError("stale", stale_message(table))
+
+
+def check_pairing_known(match: Match) -> None:
+    """A ruling on a match (维持原结果, 作废重赛) or a correction of its tables needs both of
+    its entries known: refused while a match that feeds it has no result (played on after a
+    correction upstream, or voided and not yet replayed: 本场对阵待定) or a side is empty."""
+    feeder = draw_selectors.undecided_feeder(match)
+    if feeder is not None:
+        raise TableError(
+            "pairing_unknown",
+            _("本场对阵待定：上一场（%(m)s）尚无结果。请待上一场赛完、本场对阵确定后再裁决或更正。")
+            % {"m": f"{feeder.round_label} {feeder}"},
+        )
+    if not match.home_id or not match.away_id:
+        raise TableError("pairing_unknown", _("本场对阵待定，暂不能裁决或更正。"))
 
 
 def stale_message(table: TableMatch) -> str:

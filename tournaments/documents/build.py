@@ -342,7 +342,7 @@ def prize_for(rank: int | None, entry: Entry) -> str:
 def results_context(tournament: Tournament) -> dict:
     """Placings and prizes per event, disqualifications, and one certificate per award."""
     from scoring.models import AuditEntry, TableEvent
-    from scoring.selectors import table_heading, tie_name
+    from scoring.selectors import ruled_tie_name, table_heading
 
     events = []
     certificates = []
@@ -415,7 +415,7 @@ def results_context(tournament: Tournament) -> dict:
             .order_by("created_at", "pk")  # in the order they were made
         )
         for r in rulings:
-            r.tie = tie_name(r.match)
+            r.tie = ruled_tie_name(r)  # the pairing it was made on
         events.append(
             {
                 "event": event,

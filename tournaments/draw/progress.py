@@ -23,7 +23,7 @@ from tournaments.draw.rules.common import (
 from tournaments.draw.rules.knockout import Feeder
 from tournaments.draw.rules.swiss import SwissPlayer, swiss_round
 from tournaments.draw.selectors import group_tables, swiss_standings, swiss_table
-from tournaments.models import Draw, Entry, Event, Match, Round, Stage, Venue
+from tournaments.models import Draw, Entry, Event, EventHall, Match, Round, Stage, Venue
 from tournaments.models.bracket import BOTH_OUT_NOTE, BYE_NOTE, out_note
 
 DECIDED = (Match.Status.FINISHED, Match.Status.WALKOVER, Match.Status.BYE)  # Match.is_decided
@@ -211,13 +211,22 @@ def _pair_swiss_round(
 
 
 def _round_tables(event: Event, ties: int) -> tuple[Venue | None, int]:
-    """Where a Swiss round's ``ties`` are played: the event's venue when it has the tables
-    for all of them side by side (a team tie takes ``tables_per_match``), each tie in pairing
-    order — the top of the table at table 1 — at the next free tables; else (None, n) and
-    the schedule places them (waves, another hall)."""
+    """Where a Swiss round's ``ties`` are played: the event's venue when the event has it to
+    itself (no other event of the tournament there, no halls set for the day plan) and it
+    has the tables for all of them side by side (a team tie takes ``tables_per_match``),
+    each tie in pairing order — the top of the table at table 1 — at the next free tables;
+    else (None, n) and the schedule places them (waves, halls shared with other events)."""
     per_match = event.tables_per_match
     venue = event.venue
     if venue is None or not venue.tables or ties * per_match > venue.tables:
+        return None, per_match
+    shared = (
+        Event.objects.filter(tournament_id=event.tournament_id)
+        .exclude(pk=event.pk)
+        .filter(Q(venue=venue) | Q(halls__venue=venue))
+        .exists()
+    )
+    if shared or EventHall.objects.filter(event=event).exists():
         return None, per_match
     return venue, per_match
 

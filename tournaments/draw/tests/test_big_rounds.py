@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 
 from scoring.models import TableMatch
 from tournaments.draw import make as draw_make
-from tournaments.models import Match, Venue
+from tournaments.models import EventHall, Match, Venue
 from tournaments.ops import synthetic
 
 
@@ -96,3 +96,18 @@ def test_a_round_the_venue_cannot_seat_is_left_for_the_schedule_and_a_bye_has_no
     bye = second.get(status=Match.Status.BYE)
     assert (bye.first_table, bye.venue_id) == (None, None)
     assert [m.first_table for m in second.exclude(pk=bye.pk)] == [1, 2, 3, 4]
+
+
+def test_a_round_in_a_hall_shared_with_another_event_is_left_for_the_schedule(db):
+    event = _swiss(8, slug="shared-hall")
+    other = synthetic.create_event(
+        tournament_slug="shared-hall-8", event_slug="other", entries=4, kind="pairs"
+    )
+    assert other.venue_id == event.venue_id  # the tournament's one hall
+    _draw(event, 8)
+    assert all(m.first_table is None for m in _open(event, 1))
+    # Halls set for the day plan: the planner places the ties.
+    other.delete()
+    EventHall.objects.create(event=event, venue=event.venue, places="1-4")
+    _next_round_queries(event, 1)
+    assert all(m.first_table is None for m in _open(event, 2))

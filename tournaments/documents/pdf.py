@@ -78,22 +78,24 @@ def render_pdf(
     *,
     request=None,
     split: str = "",
-    pieces: int | None = None,
+    workers: int | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> bytes:
     """The template rendered as a PDF. With ``split``, the name of a list in the context
     whose items start a new page each and share nothing (no page counter across them), a
-    long list is rendered in pieces on the idle cores (or in ``pieces``, when a caller that
-    owns its process asks for them: a build in the background) and the pieces joined.
-    ``progress`` is told, about once a second, how many of the items are laid out."""
+    long list is rendered in pieces and the pieces joined: on the idle cores, this process
+    laying out a piece too; or, for a caller that owns its process (a build in the
+    background), on ``workers`` forked workers, two pieces each, while this process only
+    writes their HTML. ``progress`` is told, about once a second, how many of the items
+    are laid out."""
     items = context.get(split) if split else None
+    own = not (items and workers and _fork_is_safe())
     if not items:
         pieces = 1
-    elif pieces is None:
+    elif own:
         pieces = piece_count(len(items))
     else:
-        fits = len(items) // MIN_ITEMS_PER_PIECE
-        pieces = max(1, min(pieces, fits)) if _fork_is_safe() else 1
+        pieces = max(1, min(2 * workers, len(items) // MIN_ITEMS_PER_PIECE))
     size = math.ceil(len(items) / pieces) if items else 0
     chunks = [items[i : i + size] for i in range(0, len(items), size)] if items else [[]]
 
@@ -105,7 +107,8 @@ def render_pdf(
     if len(chunks) == 1:
         with _pages_counted(_Counter(1, progress) if progress else None, 0):
             return write_pdf(html_of(chunks[0]))
-    return join_pdfs(_write_pdfs(html_of, chunks, progress=progress))
+    pool = None if own else min(workers, len(chunks))
+    return join_pdfs(_write_pdfs(html_of, chunks, workers=pool, progress=progress))
 
 
 def write_pdf(html: str) -> bytes:
@@ -223,39 +226,46 @@ def _write_pdfs(
     html_of: Callable[[list], str],
     chunks: list[list],
     *,
+    workers: int | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> list[bytes]:
-    """PDFs of the chunks' HTML: the first in this process, the others at the same time in
-    forked workers (they inherit WeasyPrint's loaded fonts and never touch the database).
-    The HTML is rendered here, the workers' first, so that they start while this process
-    renders its own (what a template makes only when shown, such as the score sheets' QR
+    """PDFs of the chunks' HTML in forked workers (they inherit WeasyPrint's loaded fonts
+    and never touch the database): without ``workers``, the first chunk in this process
+    and a worker for each other; with ``workers``, every chunk in that many workers. The
+    HTML is rendered here, the workers' first, so that they start while this process
+    renders the rest (what a template makes only when shown, such as the score sheets' QR
     codes, is then made beside their work). If a worker fails, this process renders its
     piece."""
     counter = _Counter(len(chunks), progress) if progress is not None else None
+    own = workers is None  # this process lays out the first chunk itself
     with ProcessPoolExecutor(
-        max_workers=len(chunks) - 1,
+        max_workers=len(chunks) - 1 if own else workers,
         mp_context=multiprocessing.get_context("fork"),
         initializer=_worker_started,
         initargs=(counter,),
     ) as pool:
         handed = []
-        for slot, chunk in enumerate(chunks[1:], start=1):
+        for slot, chunk in enumerate(chunks[1:] if own else chunks, start=1 if own else 0):
             html = html_of(chunk)
-            handed.append((html, _submit(pool, html, slot)))
-        with _pages_counted(counter, 0):
-            pdfs = [write_pdf(html_of(chunks[0]))]
-        if counter is not None:
-            counter.finished[0] = len(chunks[0])
-        for slot, (html, future) in enumerate(handed, start=1):
+            handed.append((slot, html, _submit(pool, html, slot)))
+            if counter is not None:
+                counter.tell()
+        pdfs = {}
+        if own:
+            with _pages_counted(counter, 0):
+                pdfs[0] = write_pdf(html_of(chunks[0]))
+            if counter is not None:
+                counter.finished[0] = len(chunks[0])
+        for slot, html, future in handed:
             try:
-                pdfs.append(_result(future, counter))
+                pdfs[slot] = _result(future, counter)
             except Exception:
                 logger.exception("A PDF worker failed; rendering its piece here instead")
-                pdfs.append(write_pdf(html))
+                pdfs[slot] = write_pdf(html)
             if counter is not None:
                 counter.finished[slot] = len(chunks[slot])
                 counter.tell(now=True)
-    return pdfs
+    return [pdfs[slot] for slot in range(len(chunks))]
 
 
 def _result(future: Future, counter: _Counter | None) -> bytes:

@@ -180,7 +180,7 @@ def run(build_id: int, *, own_process: bool = True) -> None:
                 "pdf/scoresheets.html",
                 context,
                 split="sheets",
-                pieces=cores() if own_process else None,
+                workers=cores() if own_process else None,
                 progress=progress if own_process else None,
             )
     except Exception as error:

@@ -202,10 +202,19 @@ def test_build_scoresheets_builds_on_every_core_and_counts_the_sheets_as_they_go
 ):
     get_page(client, django_capture_on_commit_callbacks)
     build = SheetBuild.objects.get()
-    # Pieces of four on three cores: two workers forked beside this process.
+    # Three cores: three workers forked, a piece of four sheets each (two each at most).
     monkeypatch.setattr(pdf, "MIN_ITEMS_PER_PIECE", 4)
     monkeypatch.setattr(pdf, "_cores", lambda: 3)
     monkeypatch.setattr(pdf, "_fork_is_safe", lambda: True)
+    pools = []
+    write_pdfs = pdf._write_pdfs
+    monkeypatch.setattr(
+        pdf,
+        "_write_pdfs",
+        lambda html_of, chunks, **kw: (
+            pools.append((len(chunks), kw["workers"])) or write_pdfs(html_of, chunks, **kw)
+        ),
+    )
     told = []
     moved = sheets._moved
     monkeypatch.setattr(
@@ -214,6 +223,7 @@ def test_build_scoresheets_builds_on_every_core_and_counts_the_sheets_as_they_go
     out = io.StringIO()
     call_command("build_scoresheets", str(build.pk), "--nice", "0", stdout=out)
     assert "done (12/12 sheets)" in out.getvalue()
+    assert pools == [(3, 3)]  # every piece in a worker: this process only wrote their HTML
     counts = [n for n in told if n is not None]
     assert counts == sorted(counts) and counts[-1] == 12 and len(counts) >= 2
     build.refresh_from_db()

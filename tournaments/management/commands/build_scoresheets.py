@@ -17,8 +17,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--nice",
             type=int,
-            default=10,
-            help="lower this process's priority by N (default 10): the live pages go first",
+            default=5,
+            help="lower this process's priority by N (default 5): the live pages go first",
         )
 
     def handle(self, *args, build, nice, **options):

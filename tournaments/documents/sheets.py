@@ -121,8 +121,16 @@ def start(event: Event, reader: Reader) -> SheetBuild | None:
         run(build.pk, own_process=False)
         build.refresh_from_db()
     else:
-        transaction.on_commit(lambda: launch(build.pk))
+        transaction.on_commit(lambda: _launch_or_fail(build.pk))
     return build
+
+
+def _launch_or_fail(build_id: int) -> None:
+    try:
+        launch(build_id)
+    except OSError as error:  # no process to be had: the page says the build failed
+        logger.exception("Could not start building score sheets %s", build_id)
+        _moved(build_id, state=SheetBuild.State.FAILED, error=f"not started: {error}"[:300])
 
 
 def again(build: SheetBuild) -> None:

@@ -257,3 +257,18 @@ def test_the_page_and_the_file_are_in_the_readers_language(
     assert response["Content-Disposition"].endswith('-scoresheets-en.pdf"')
     text = "".join(page.extract_text() for page in PdfReader(io.BytesIO(response.content)).pages)
     assert "Score sheet" in text or "score sheet" in text.lower()
+
+
+def test_a_build_that_cannot_be_started_is_failed_not_an_error_page(
+    client, event, monkeypatch, django_capture_on_commit_callbacks
+):
+    monkeypatch.setattr(sheets, "SYNC_SHEETS", 4)
+
+    def no_process(build_id):
+        raise OSError("Resource temporarily unavailable")
+
+    monkeypatch.setattr(sheets, "launch", no_process)
+    get_page(client, django_capture_on_commit_callbacks)
+    build = SheetBuild.objects.get()
+    assert (build.state, build.error) == ("failed", "not started: Resource temporarily unavailable")
+    assert "记分表生成失败。" in get_page(client, django_capture_on_commit_callbacks)

@@ -45,7 +45,12 @@ def ensure_tables_for(matches) -> None:
     have = set(TableMatch.objects.filter(match__in=matches).values_list("match_id", flat=True))
     matches = [m for m in matches if m.pk not in have]
     entry_ids = {m.home_id for m in matches} | {m.away_id for m in matches}
-    pairs = {(p.entry_id, p.number): p for p in Pair.objects.filter(entry_id__in=entry_ids)}
+    pairs = {
+        (entry, number): pk
+        for pk, entry, number in Pair.objects.filter(entry_id__in=entry_ids).values_list(
+            "pk", "entry_id", "number"
+        )
+    }
     rows = []
     initial = {}
     for m in matches:
@@ -58,8 +63,8 @@ def ensure_tables_for(matches) -> None:
             TableMatch(
                 match=m,
                 number=n,
-                home_pair=pairs.get((m.home_id, n)),
-                away_pair=pairs.get((m.away_id, n)),
+                home_pair_id=pairs.get((m.home_id, n)),
+                away_pair_id=pairs.get((m.away_id, n)),
                 table_number=(m.first_table + n - 1) if m.first_table else None,
                 state=initial[event.pk],
             )

@@ -101,7 +101,7 @@ def draw_event(
             )
         progress.create_groups(ctx, groups)
     else:
-        progress.create_swiss(ctx, order)
+        progress.create_swiss(ctx, entries)
     draw.slots = progress.slots_of(ctx)
     draw.save(update_fields=["slots"])
     event.drawn_at = timezone.now()

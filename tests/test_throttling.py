@@ -200,9 +200,12 @@ def test_the_app_publishes_no_port_only_the_proxy_does():
     # The app believes forwarded addresses from the proxy's fixed address only.
     proxy_address = re.search(r"ipv4_address: ([\d.]+)", proxy).group(1)
     assert re.search(rf"TRUSTED_PROXIES: \"?{re.escape(proxy_address)}\"?$", web, re.M)
-    # The proxy replaces X-Forwarded-For with the address it saw, never appends to a forged one.
-    assert "X-Forwarded-For $$remote_addr" in proxy
-    assert "proxy_add_x_forwarded_for" not in compose
+    # The proxy replaces X-Forwarded-For with the address it saw, never appends to a forged
+    # one (its configuration: deploy/nginx/, mounted by the proxy service).
+    assert "./deploy/nginx:/etc/nginx/conf.d:ro" in proxy
+    nginx = "".join(p.read_text() for p in (ROOT / "deploy" / "nginx").iterdir())
+    assert "proxy_set_header X-Forwarded-For $remote_addr;" in nginx
+    assert "proxy_add_x_forwarded_for" not in compose + nginx
 
 
 def test_gunicorn_listens_on_loopback_unless_told(monkeypatch):

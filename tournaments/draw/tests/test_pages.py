@@ -295,6 +295,64 @@ def test_generate_event_draws_and_plays_to_the_end(db):
     assert Entry.objects.filter(event=event).count() == 6
 
 
+def test_generate_event_makes_a_pairs_knockout_one_table_a_match(db):
+    out = StringIO()
+    call_command(
+        "generate_event", "gen-p", "pairs", "--entries", "9", "--kind", "pairs", "--play",
+        stdout=out,
+    )  # fmt: skip
+    event = Event.objects.get(tournament__slug="gen-p", slug="pairs")
+    assert (event.discipline, event.entry_kind) == ("guandan_pairs", "pair")
+    assert event.tables_per_match == 1
+    entries = list(event.entries.with_people())
+    assert len(entries) == 9 and all(len(e.pairs.all()) == 1 for e in entries)
+    # Named as registration names a pair: its two players.
+    pair = entries[0].pairs.all()[0]
+    assert entries[0].name == f"{pair.first.name}/{pair.second.name}"
+    # Units of a few pairs each (so the draw has entries of one unit to keep apart).
+    assert len({e.unit_id for e in entries}) == 3
+    matches = Match.objects.filter(round__stage__event=event).exclude(status=Match.Status.BYE)
+    assert matches and all(m.is_decided for m in matches)
+    assert {m.tables.count() for m in matches} == {1}
+    assert "9 pairs drawn (knockout" in out.getvalue() and "placings: 1." in out.getvalue()
+
+
+def test_generate_event_makes_a_pairs_swiss_of_the_rounds_asked(db):
+    out = StringIO()
+    call_command(
+        "generate_event", "gen-ps", "pairs", "--entries", "8", "--kind", "pairs",
+        "--format", "swiss", "--rounds", "4", "--play", stdout=out,
+    )  # fmt: skip
+    event = Event.objects.get(tournament__slug="gen-ps", slug="pairs")
+    rounds = {}
+    for match in Match.objects.filter(round__stage__event=event).select_related("round"):
+        rounds.setdefault(match.round.number, []).append(match)
+    # Four rounds of four one-table matches, every entry once a round, all played.
+    assert sorted(rounds) == [1, 2, 3, 4]
+    for matches in rounds.values():
+        assert len(matches) == 4 and all(m.is_decided for m in matches)
+        assert sorted(pk for m in matches for pk in (m.home_id, m.away_id)) == sorted(
+            event.entries.values_list("pk", flat=True)
+        )
+    assert TableMatch.objects.filter(match__round__stage__event=event).count() == 16
+    # The Swiss table is the result: the placings are its top four.
+    stage = event.stages.get()
+    top = [row["entry"] for row in draw_selectors.swiss_standings(stage)][:4]
+    assert [entry.pk for _rank, entry in draw_selectors.placings(event)] == top
+
+
+def test_generate_event_refuses_rounds_outside_a_swiss(db):
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="--rounds goes with --format swiss"):
+        call_command("generate_event", "gen-r", "p", "--entries", "8", "--rounds", "3")
+    with pytest.raises(CommandError, match="fewer than --entries"):
+        call_command(
+            "generate_event", "gen-r", "p", "--entries", "8", "--format", "swiss", "--rounds", "8"
+        )
+    assert not Event.objects.filter(slug="p").exists()
+
+
 def test_the_tournament_page_links_to_brackets_and_lists_round_times(client, demo, organiser):
     client.force_login(organiser)
     client.post(

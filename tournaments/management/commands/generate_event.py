@@ -8,14 +8,21 @@ from tournaments.ops import synthetic
 
 class Command(BaseCommand):
     help = (
-        "Create an event of N synthetic guandan teams (and the tournament if needed), draw it, "
-        "and with --play play every match to the end through the result services."
+        "Create an event of N synthetic guandan teams or pairs (and the tournament if needed), "
+        "draw it, and with --play play every match to the end through the result services."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("tournament")
         parser.add_argument("event")
         parser.add_argument("--entries", type=int, required=True)
+        parser.add_argument(
+            "--kind",
+            choices=synthetic.KINDS,
+            default="teams",
+            help="teams: 掼蛋团体 (3 pairs a team, a tie three tables); "
+            "pairs: 掼蛋双人 (an entry is a pair, a match one table)",
+        )
         parser.add_argument("--format", choices=["knockout", "groups", "swiss"], default="knockout")
         parser.add_argument(
             "--qualifiers",
@@ -23,27 +30,38 @@ class Command(BaseCommand):
             default=None,
             help="with --format swiss: the Swiss top K go on to a knockout seeded by rank",
         )
+        parser.add_argument(
+            "--rounds",
+            type=int,
+            default=None,
+            help="with --format swiss: the Swiss rounds (default ⌈log2 N⌉ + 1, at least 3)",
+        )
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--play", action="store_true")
 
-    def handle(self, *args, tournament, event, entries, format, seed, play, qualifiers, **options):
+    def handle(
+        self, *args, tournament, event, entries, kind, format, rounds, seed, play, qualifiers, **o
+    ):
         if entries < 2:
             raise CommandError("--entries must be at least 2")
         if qualifiers is not None and not 2 <= qualifiers < entries:
             raise CommandError("--qualifiers must be at least 2 and fewer than --entries")
         if qualifiers is not None and format == "groups":
             raise CommandError("--qualifiers goes with --format swiss or knockout")
+        if rounds is not None and format != "swiss":
+            raise CommandError("--rounds goes with --format swiss")
+        if rounds is not None and not 1 <= rounds <= entries - 1:
+            raise CommandError("--rounds must be at least 1 and fewer than --entries")
         try:
             made = synthetic.create_event(
-                tournament_slug=tournament, event_slug=event, entries=entries, seed=seed
+                tournament_slug=tournament, event_slug=event, entries=entries, seed=seed, kind=kind
             )
-            draw = draw_make.draw_event(
-                event=made, plan=synthetic.plan_for(format, entries, qualifiers), seed=seed
-            )
+            plan = synthetic.plan_for(format, entries, qualifiers, rounds)
+            draw = draw_make.draw_event(event=made, plan=plan, seed=seed)
         except (ValueError, DrawError) as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(
-            f"{tournament}/{event}: {entries} entries drawn ({format}, seed {draw.seed})"
+            f"{tournament}/{event}: {entries} {kind} drawn ({format}, seed {draw.seed})"
         )
         if play:
             played = synthetic.play_event(made, seed=seed)

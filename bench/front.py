@@ -37,10 +37,16 @@ http {{
     uwsgi_temp_path {dir}/uwsgi;
     scgi_temp_path {dir}/scgi;
     include conf.d/cup-http.inc;
-    proxy_cache_path {dir}/cache levels=1:2 keys_zone=cup_micro:10m max_size=256m inactive=1m use_temp_path=off;
+    proxy_cache_path {dir}/cache levels=1:2 keys_zone=cup_micro:10m max_size=256m inactive=10m use_temp_path=off;
     upstream app {{
+        zone app 64k;
 {servers}
         keepalive 32;
+    }}
+    upstream app_live {{
+        zone app_live 64k;
+{live_servers}
+        keepalive 16;
     }}
     server {{
         listen {host}:{port} backlog=16384;
@@ -48,8 +54,9 @@ http {{
     }}
 }}
 """
-# What the bench reads back from the access log: the cache's answer and nginx's own time.
-LOG_FORMAT = "'$upstream_cache_status $status $request_time $uri'"
+# What the bench reads back from the access log: when, the cache's answer, nginx's own time
+# and which app server answered (nothing when the cache did).
+LOG_FORMAT = "'$msec $upstream_cache_status $status $request_time $uri $upstream_addr'"
 
 
 def nginx() -> str | None:
@@ -78,9 +85,12 @@ def write_config(
     workers: int = 1,
     connections: int = 4096,
     access_log: bool = False,
+    live_conns: int = 4,
+    live_upstreams: list[str] | None = None,
 ) -> Path:
     """``directory``/nginx.conf: the shared rules, listening on ``host``:``port`` (plain
-    HTTP), passing to ``upstreams`` (host:port each)."""
+    HTTP), passing to ``upstreams`` (host:port each), the live polls' refreshes at most
+    ``live_conns`` at a time to each (deploy/nginx/cup.conf says why)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     link = directory / "conf.d"
@@ -100,6 +110,9 @@ def write_config(
         dir=directory,
         access_log=log,
         servers="\n".join(f"        server {u};" for u in upstreams),
+        live_servers="\n".join(
+            f"        server {u} max_conns={live_conns};" for u in live_upstreams or upstreams
+        ),
         host=host,
         port=port,
     )

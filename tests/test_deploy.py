@@ -90,9 +90,12 @@ def test_the_proxy_trusted_by_the_app_is_the_one_compose_names():
 def test_nginx_resolves_every_replica_of_web_again_and_again():
     site = (NGINX_DIR / "cup.conf").read_text()
     assert re.search(r"^resolver 127\.0\.0\.11 valid=10s\b", site, re.M)
-    upstream = re.search(r"upstream app \{(.*?)\}", site, re.S).group(1)
-    assert re.search(r"^\s*zone app \d+k;", upstream, re.M)
-    assert re.search(r"^\s*server web:8000 resolve;", upstream, re.M)
+    for name in ("app", "app_live"):
+        upstream = re.search(rf"upstream {name} \{{(.*?)\}}", site, re.S).group(1)
+        assert re.search(rf"^\s*zone {name} \d+k;", upstream, re.M), name
+        assert re.search(r"^\s*server web:8000 resolve[ ;]", upstream, re.M), name
+    # The polls' refreshes leave every app server threads for the writes.
+    assert re.search(r"server web:8000 resolve max_conns=\d+;", site)
     # TLS, and port 80 only redirects.
     assert "listen 443 ssl;" in site and "return 301 https://$host$request_uri;" in site
     proxy = (NGINX_DIR / "cup-proxy.inc").read_text()
@@ -142,7 +145,7 @@ def _site_for_this_nginx(tmp_path: Path) -> Path:
         if version < (1, 25, 1):
             text = text.replace("    http2 on;\n", "")
         if version < (1, 27, 3):
-            text = text.replace("server web:8000 resolve;", "server 127.0.0.1:8000;")
+            text = text.replace("server web:8000 resolve", "server 127.0.0.1:8000")
         (conf / path.name).write_text(text)
     user = "user root;\n" if front.os.geteuid() == 0 else ""
     (tmp_path / "nginx.conf").write_text(
@@ -186,6 +189,7 @@ class Upstream(http.server.ThreadingHTTPServer):
 
     def __init__(self):
         self.hits = 0
+        self.failing = False
         super().__init__(("127.0.0.1", 0), UpstreamHandler)
 
 
@@ -194,6 +198,11 @@ class UpstreamHandler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         self.server.hits += 1
+        if self.server.failing:
+            self.send_response(503)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         body = f"answer {self.server.hits} for cookie={self.headers.get('Cookie')}".encode()
         self.send_response(200)
         self.send_header("ETag", '"v1"')
@@ -215,14 +224,21 @@ class UpstreamHandler(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def proxied(tmp_path_factory):
-    """nginx with the shared rules in front of :class:`Upstream`: get(path, **headers)."""
+    """nginx with the shared rules in front of :class:`Upstream`: get(path, headers); the
+    micro-cache's refreshes (upstream app_live) go to a second one, ``get.live``."""
     if front.version() is None:
         pytest.skip("nginx not installed")
-    upstream = Upstream()
-    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    upstream, live = Upstream(), Upstream()
+    for server in (upstream, live):
+        threading.Thread(target=server.serve_forever, daemon=True).start()
     directory = tmp_path_factory.mktemp("nginx")
     port = free_port()
-    front.write_config(directory, port=port, upstreams=[f"127.0.0.1:{upstream.server_port}"])
+    front.write_config(
+        directory,
+        port=port,
+        upstreams=[f"127.0.0.1:{upstream.server_port}"],
+        live_upstreams=[f"127.0.0.1:{live.server_port}"],
+    )
     proc = front.start(directory, port)
 
     def get(path, headers=None):
@@ -233,10 +249,32 @@ def proxied(tmp_path_factory):
         conn.close()
         return response.status, response.headers, body
 
-    get.upstream = upstream
+    get.upstream = _Both(upstream, live)
+    get.app, get.live = upstream, live
     yield get
     front.stop(proc)
     upstream.shutdown()
+    live.shutdown()
+
+
+class _Both:
+    """Both stand-ins as one app: what reached either."""
+
+    def __init__(self, *servers):
+        self.servers = servers
+
+    @property
+    def hits(self) -> int:
+        return sum(s.hits for s in self.servers)
+
+    @property
+    def failing(self) -> bool:
+        return self.servers[0].failing
+
+    @failing.setter
+    def failing(self, value: bool) -> None:
+        for s in self.servers:
+            s.failing = value
 
 
 HX = {"HX-Request": "true"}
@@ -270,6 +308,26 @@ def test_a_fragment_is_answered_once_a_second_and_its_304_by_nginx(proxied):
     while proxied(path, HX)[2] == first and time.time() < deadline:
         time.sleep(0.1)
     assert proxied(path, HX)[2] != first
+
+
+def test_when_the_app_fails_the_phones_get_the_copy_nginx_has(proxied):
+    path = live_path()
+    first = proxied(path, HX)[2]
+    proxied.upstream.failing = True
+    try:
+        time.sleep(1.2)
+        # Expired, the app answering 503: the copy, until the app answers again.
+        seen = set()
+        for _ in range(3):
+            status, headers, body = proxied(path, HX)
+            assert (status, body) == (200, first)
+            seen.add(headers["X-Cache"])
+            time.sleep(0.6)
+        assert seen & {"STALE", "UPDATING"}, seen
+        # A page nginx has no copy of: the app's own answer.
+        assert proxied(live_path(), HX)[0] == 503
+    finally:
+        proxied.upstream.failing = False
 
 
 def test_json_is_micro_cached_too(proxied):
@@ -323,6 +381,25 @@ def test_the_copies_differ_by_language_htmx_and_gzip(proxied):
     assert reaches_app(proxied, path, {**HX, "Accept-Encoding": "br, gzip"}) == 0
     # Another visitor's CSRF cookie changes nothing the fragment says.
     assert reaches_app(proxied, path, {**HX, "Cookie": "csrftoken=other"}) == 0
+
+
+def test_only_the_caches_refreshes_are_held_to_the_live_upstreams_few_connections(proxied):
+    """A visitor's own page (a session, a full page) goes to the app servers as any page
+    does, never turned away because the polls' refreshes used their share."""
+    cases = [
+        (HX, "live"),
+        ({}, "app"),
+        ({**HX, "Cookie": "sessionid=s3cret"}, "app"),
+        ({**HX, "Cookie": "messages=abc"}, "app"),
+        ({**HX, "Authorization": "Basic eDp5"}, "app"),
+    ]
+    for headers, where in cases:
+        before = proxied.app.hits, proxied.live.hits
+        proxied(live_path("tables/3/"), headers)
+        after = proxied.app.hits, proxied.live.hits
+        assert (after[0] - before[0], after[1] - before[1]) == (
+            (1, 0) if where == "app" else (0, 1)
+        ), headers
 
 
 def test_other_addresses_are_not_cached(proxied):

@@ -201,9 +201,10 @@ def children_cpu_seconds() -> float:
 
 def read_access_log(path: Path, kinds: dict, since: float) -> dict:
     """{kind: {"statuses": {cache status: n}, "codes": {HTTP status: n}, "times": [s],
-    "servers": {app server: n}}} from bench/front.py's log format, the requests that ended
-    after ``since`` (a Unix time), each line's URI sorted by ``kinds`` (name -> predicate
-    on the URI)."""
+    "servers": {app server: n}, "refreshes": n, "held": n}} from bench/front.py's log
+    format: the requests that ended after ``since`` (a Unix time), sorted by ``kinds``
+    (name -> predicate on the URI); "refreshes" counts what the micro-cache fetched from
+    the app, "held" the refreshes app_live's limit turned back."""
     seen: dict = {}
     if not path.exists():
         return seen
@@ -213,12 +214,24 @@ def read_access_log(path: Path, kinds: dict, since: float) -> dict:
             continue
         _when, cache, status, took, uri, server = parts
         kind = next((k for k, test in kinds.items() if test(uri)), "other")
-        entry = seen.setdefault(kind, {"statuses": {}, "codes": {}, "times": [], "servers": {}})
+        entry = seen.setdefault(
+            kind,
+            {"statuses": {}, "codes": {}, "times": [], "servers": {}, "refreshes": 0, "held": 0},
+        )
+        if server != "-":
+            entry["servers"][server] = entry["servers"].get(server, 0) + 1
+        # A fetch into the micro-cache that never reached an app server: every connection
+        # nginx allows app_live was busy (logged with the upstream's name).
+        held = server == "app_live"
+        if cache == "EXPIRED":
+            # A background refresh of an expired copy (its poll was answered STALE or
+            # UPDATING and is logged apart): the app's work, not a phone's wait.
+            entry["held" if held else "refreshes"] += 1
+            continue
+        entry["refreshes"] += cache == "MISS" and not held
         entry["statuses"][cache] = entry["statuses"].get(cache, 0) + 1
         entry["codes"][status] = entry["codes"].get(status, 0) + 1
         entry["times"].append(float(took))
-        if server != "-":
-            entry["servers"][server] = entry["servers"].get(server, 0) + 1
     return seen
 
 

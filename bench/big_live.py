@@ -27,7 +27,8 @@ latency, and the CPU each part of the machine spent.
 Environment: BENCH_BIG_DATABASE_URL (postgres://postgres@127.0.0.1:5432/gc_bench_big_live,
 dropped and made afresh), BENCH_BIG_REDIS_URL (redis://127.0.0.1:6379/11; only keys under
 gc-bench-big are touched), BENCH_BIG_PORTS (8104,8105,8106: the app servers, then nginx),
-BENCH_BIG_SECONDS (300), BENCH_BIG_PHONES (10000), BENCH_BIG_PAIRS (2048).
+BENCH_BIG_SECONDS (300), BENCH_BIG_PHONES (10000), BENCH_BIG_PAIRS (2048), and the phones'
+mix: BENCH_BIG_BRACKET_SHARE (0.8), BENCH_BIG_FULL_SHARE (0.01).
 """
 
 from __future__ import annotations
@@ -81,13 +82,10 @@ PHONES = int(os.environ.get("BENCH_BIG_PHONES", "10000"))
 PAIRS = int(os.environ.get("BENCH_BIG_PAIRS", "2048"))
 HALL_SECONDS = 1200  # the round's results come in over 20 minutes
 POLL_SECONDS = 5
-BRACKET_SHARE = 0.8
-FULL_SHARE = 0.01
+BRACKET_SHARE = float(os.environ.get("BENCH_BIG_BRACKET_SHARE", "0.8"))
+FULL_SHARE = float(os.environ.get("BENCH_BIG_FULL_SHARE", "0.01"))
 WORKERS = 2  # per app server: two servers × 2 on two cores
 TARGET_P95_MS = 100
-# The micro-cache's refreshes, at most this many at a time to each app server (as
-# deploy/nginx/cup.conf's app_live): a quarter of its threads (gunicorn.conf.py's 4 each).
-LIVE_CONNS = int(os.environ.get("BENCH_BIG_LIVE_CONNS", str(WORKERS)))
 
 
 @dataclass
@@ -257,7 +255,6 @@ def run_live(
             workers=2,
             connections=4 * phones + 1024,
             access_log=True,
-            live_conns=LIVE_CONNS,
         )
         nginx = front.start(directory / "nginx", NGINX_PORT)
         raw, packed = _warm(base, table_pages)
@@ -375,7 +372,7 @@ def _report(run, polls, deals, directory, base, phones, tables, every, bracket_s
                 p99,
                 bad,
                 f"cache: {statuses}; copies fetched from the app {fetched / run.seconds:.1f}/s "
-                f"({entry['held'] / run.seconds:.0f}/s more held back: app_live busy); full "
+                f"({entry['held'] / run.seconds:.0f}/s more held back: its pool busy); full "
                 f"pages (BYPASS) {pages / run.seconds:.1f}/s",
             )
         )

@@ -204,7 +204,7 @@ def read_access_log(path: Path, kinds: dict, since: float) -> dict:
     "servers": {app server: n}, "refreshes": n, "held": n}} from bench/front.py's log
     format: the requests that ended after ``since`` (a Unix time), sorted by ``kinds``
     (name -> predicate on the URI); "refreshes" counts what the micro-cache fetched from
-    the app, "held" the refreshes app_live's limit turned back."""
+    the app, "held" the fetches their pool's limit turned back."""
     seen: dict = {}
     if not path.exists():
         return seen
@@ -221,8 +221,8 @@ def read_access_log(path: Path, kinds: dict, since: float) -> dict:
         if server != "-":
             entry["servers"][server] = entry["servers"].get(server, 0) + 1
         # A fetch into the micro-cache that never reached an app server: every connection
-        # nginx allows app_live was busy (logged with the upstream's name).
-        held = server == "app_live"
+        # nginx allows its pool (app_live, app_tables) was busy (logged with the pool's name).
+        held = server in ("app_live", "app_tables")
         if cache == "EXPIRED":
             # A background refresh of an expired copy (its poll was answered STALE or
             # UPDATING and is logged apart): the app's work, not a phone's wait.

@@ -38,22 +38,17 @@ http {{
     scgi_temp_path {dir}/scgi;
     include conf.d/cup-http.inc;
     proxy_cache_path {dir}/cache levels=1:2 keys_zone=cup_micro:10m max_size=256m inactive=10m use_temp_path=off;
-    upstream app {{
-        zone app 64k;
-{servers}
-        keepalive 32;
-    }}
-    upstream app_live {{
-        zone app_live 64k;
-{live_servers}
-        keepalive 16;
-    }}
+{upstreams}
     server {{
         listen {host}:{port} backlog=16384;
         include conf.d/cup-proxy.inc;
     }}
 }}
 """
+# The upstreams cup-http.inc names, and the connections each of the polls' pools may have
+# to one app server here: a quarter and an eighth of the bench's 2 workers × 4 threads.
+POOLS = ("app", "app_live", "app_tables")
+LIMITS = {"app_live": 2, "app_tables": 1}
 # What the bench reads back from the access log: when, the cache's answer, nginx's own time
 # and which app server answered (nothing when the cache did).
 LOG_FORMAT = "'$msec $upstream_cache_status $status $request_time $uri $upstream_addr'"
@@ -85,12 +80,25 @@ def write_config(
     workers: int = 1,
     connections: int = 4096,
     access_log: bool = False,
-    live_conns: int = 4,
-    live_upstreams: list[str] | None = None,
+    limits: dict | None = None,
+    pools: dict | None = None,
 ) -> Path:
     """``directory``/nginx.conf: the shared rules, listening on ``host``:``port`` (plain
-    HTTP), passing to ``upstreams`` (host:port each), the live polls' refreshes at most
-    ``live_conns`` at a time to each (deploy/nginx/cup.conf says why)."""
+    HTTP), passing to ``upstreams`` (host:port each): the upstreams cup-http.inc names,
+    app_live and app_tables with at most ``limits`` connections to each server (as
+    deploy/nginx/cup.conf says why); ``pools`` gives one of them other servers (tests)."""
+    limits = {**LIMITS, **(limits or {})}
+    blocks = []
+    for name in POOLS:
+        limit = f" max_conns={limits[name]}" if name in limits else ""
+        servers = "".join(
+            f"\n        server {u}{limit};" for u in (pools or {}).get(name, upstreams)
+        )
+        keepalive = 4 * limits[name] if name in limits else 32
+        blocks.append(
+            f"    upstream {name} {{\n        zone {name} 64k;{servers}\n"
+            f"        keepalive {keepalive};\n    }}"
+        )
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     link = directory / "conf.d"
@@ -111,10 +119,7 @@ def write_config(
         connections=connections,
         dir=directory,
         access_log=log,
-        servers="\n".join(f"        server {u};" for u in upstreams),
-        live_servers="\n".join(
-            f"        server {u} max_conns={live_conns};" for u in live_upstreams or upstreams
-        ),
+        upstreams="\n".join(blocks),
         host=host,
         port=port,
     )

@@ -90,12 +90,13 @@ def test_the_proxy_trusted_by_the_app_is_the_one_compose_names():
 def test_nginx_resolves_every_replica_of_web_again_and_again():
     site = (NGINX_DIR / "cup.conf").read_text()
     assert re.search(r"^resolver 127\.0\.0\.11 valid=10s\b", site, re.M)
-    for name in ("app", "app_live"):
+    for name in front.POOLS:
         upstream = re.search(rf"upstream {name} \{{(.*?)\}}", site, re.S).group(1)
         assert re.search(rf"^\s*zone {name} \d+k;", upstream, re.M), name
         assert re.search(r"^\s*server web:8000 resolve[ ;]", upstream, re.M), name
-    # The polls' refreshes leave every app server threads for the writes.
-    assert re.search(r"server web:8000 resolve max_conns=\d+;", site)
+        # The polls' fetches leave every app server threads for the writes and pages.
+        limited = re.search(r"server web:8000 resolve max_conns=\d+;", upstream)
+        assert bool(limited) == (name != "app"), name
     # TLS, and port 80 only redirects.
     assert "listen 443 ssl;" in site and "return 301 https://$host$request_uri;" in site
     proxy = (NGINX_DIR / "cup-proxy.inc").read_text()
@@ -224,20 +225,20 @@ class UpstreamHandler(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def proxied(tmp_path_factory):
-    """nginx with the shared rules in front of :class:`Upstream`: get(path, headers); the
-    micro-cache's refreshes (upstream app_live) go to a second one, ``get.live``."""
+    """nginx with the shared rules in front of :class:`Upstream`: get(path, headers); each
+    of its upstreams (front.POOLS) a stand-in of its own, ``get.pools[name]``."""
     if front.version() is None:
         pytest.skip("nginx not installed")
-    upstream, live = Upstream(), Upstream()
-    for server in (upstream, live):
+    pools = {name: Upstream() for name in front.POOLS}
+    for server in pools.values():
         threading.Thread(target=server.serve_forever, daemon=True).start()
     directory = tmp_path_factory.mktemp("nginx")
     port = free_port()
     front.write_config(
         directory,
         port=port,
-        upstreams=[f"127.0.0.1:{upstream.server_port}"],
-        live_upstreams=[f"127.0.0.1:{live.server_port}"],
+        upstreams=[],
+        pools={name: [f"127.0.0.1:{s.server_port}"] for name, s in pools.items()},
     )
     proc = front.start(directory, port)
 
@@ -249,16 +250,15 @@ def proxied(tmp_path_factory):
         conn.close()
         return response.status, response.headers, body
 
-    get.upstream = _Both(upstream, live)
-    get.app, get.live = upstream, live
+    get.upstream, get.pools = _All(*pools.values()), pools
     yield get
     front.stop(proc)
-    upstream.shutdown()
-    live.shutdown()
+    for server in pools.values():
+        server.shutdown()
 
 
-class _Both:
-    """Both stand-ins as one app: what reached either."""
+class _All:
+    """The stand-ins as one app: what reached any."""
 
     def __init__(self, *servers):
         self.servers = servers
@@ -383,23 +383,28 @@ def test_the_copies_differ_by_language_htmx_and_gzip(proxied):
     assert reaches_app(proxied, path, {**HX, "Cookie": "csrftoken=other"}) == 0
 
 
-def test_only_the_caches_refreshes_are_held_to_the_live_upstreams_few_connections(proxied):
+def test_the_caches_fetches_go_through_the_few_connections_of_their_pool(proxied):
     """A visitor's own page (a session, a full page) goes to the app servers as any page
-    does, never turned away because the polls' refreshes used their share."""
+    does, never turned away because the polls' fetches used their share; the fetches of
+    the pages thousands share and of a tie's or a table's each have a pool of their own."""
     cases = [
-        (HX, "live"),
-        ({}, "app"),
-        ({**HX, "Cookie": "sessionid=s3cret"}, "app"),
-        ({**HX, "Cookie": "messages=abc"}, "app"),
-        ({**HX, "Authorization": "Basic eDp5"}, "app"),
+        ("bracket/", HX, "app_live"),
+        ("bracket.json", {}, "app_live"),
+        ("screen/", HX, "app_live"),
+        ("tables/3/", HX, "app_tables"),
+        ("matches/5/", HX, "app_tables"),
+        ("matches/5.json", {}, "app_tables"),
+        ("tables/3/", {}, "app"),
+        ("bracket/", {}, "app"),
+        ("tables/3/", {**HX, "Cookie": "sessionid=s3cret"}, "app"),
+        ("bracket/", {**HX, "Cookie": "messages=abc"}, "app"),
+        ("bracket.json", {"Authorization": "Basic eDp5"}, "app"),
     ]
-    for headers, where in cases:
-        before = proxied.app.hits, proxied.live.hits
-        proxied(live_path("tables/3/"), headers)
-        after = proxied.app.hits, proxied.live.hits
-        assert (after[0] - before[0], after[1] - before[1]) == (
-            (1, 0) if where == "app" else (0, 1)
-        ), headers
+    for tail, headers, where in cases:
+        before = {name: s.hits for name, s in proxied.pools.items()}
+        proxied(live_path(tail), headers)
+        reached = {name for name, s in proxied.pools.items() if s.hits != before[name]}
+        assert reached == {where}, (tail, headers)
 
 
 def test_other_addresses_are_not_cached(proxied):

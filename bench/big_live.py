@@ -363,6 +363,9 @@ def _report(run, polls, deals, directory, base, phones, tables, every, bracket_s
         statuses = ", ".join(f"{n:,} {s}" for s, n in sorted(entry["statuses"].items()))
         pages = entry["statuses"].get("BYPASS", 0)
         fetched = entry["refreshes"]
+        # How old a copy could get: the time between two fetches of the same page.
+        copies = 1 if kind == "bracket" else tables
+        every_copy = copies * run.seconds / fetched if fetched else float("inf")
         run.rows.append(
             (
                 label,
@@ -372,7 +375,8 @@ def _report(run, polls, deals, directory, base, phones, tables, every, bracket_s
                 p99,
                 bad,
                 f"cache: {statuses}; copies fetched from the app {fetched / run.seconds:.1f}/s "
-                f"({entry['held'] / run.seconds:.0f}/s more held back: its pool busy); full "
+                f"(each page's every {every_copy:,.1f} s on average; "
+                f"{entry['held'] / run.seconds:.0f}/s more held back: its pool busy); full "
                 f"pages (BYPASS) {pages / run.seconds:.1f}/s",
             )
         )

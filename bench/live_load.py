@@ -97,10 +97,11 @@ def wrk(name: str, path: str, headers: dict | None = None, seconds: int = SECOND
 
 
 class Conn:
-    """One keep-alive HTTP/1.1 connection (a phone, a referee's tablet)."""
+    """One keep-alive HTTP/1.1 connection (a phone, a referee's tablet) to ``port``."""
 
-    def __init__(self):
+    def __init__(self, port: int = PORT):
         self.reader = self.writer = None
+        self.port = port
 
     async def close(self):
         if self.writer is not None:
@@ -110,8 +111,8 @@ class Conn:
     async def request(self, method: str, path: str, headers: dict, body: bytes = b""):
         for attempt in (1, 2):
             if self.writer is None:
-                self.reader, self.writer = await asyncio.open_connection(HOST, PORT)
-            head = f"{method} {path} HTTP/1.1\r\nHost: {HOST}:{PORT}\r\n"
+                self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
+            head = f"{method} {path} HTTP/1.1\r\nHost: {HOST}:{self.port}\r\n"
             head += "".join(f"{k}: {v}\r\n" for k, v in headers.items())
             head += f"Content-Length: {len(body)}\r\n\r\n"
             try:
@@ -170,6 +171,7 @@ class DealLog:
     resends: int = 0
     errors: int = 0
     refused: int = 0  # 422: the table version moved (another device), told to reload
+    failed: dict = field(default_factory=dict)  # what the errors were: HTTP status or "socket"
 
 
 def _deal_headers(ref: Referee) -> dict:
@@ -183,17 +185,27 @@ def _deal_headers(ref: Referee) -> dict:
 
 
 async def referee_loop(
-    ref: Referee, log: DealLog, until: float, rng: random.Random, pace=0.0, every=0.0
+    ref: Referee,
+    log: DealLog,
+    until: float,
+    rng: random.Random,
+    pace=0.0,
+    every=0.0,
+    port: int = PORT,
+    event: tuple[str, str] = (T, E),
+    versions: dict | None = None,
 ):
     """Record deals on the referee's tables until time is up: one tap, wait for the answer,
     next tap (after ``pace`` seconds, or at the next multiple of ``every`` seconds from a
     random start — then latency counts from that moment, even if the last answer was
     late). Now and then the same deal is sent again, as a phone does when the answer to a
-    deal was lost."""
-    conn = Conn()
+    deal was lost. ``port``: where to send (the app, or a proxy in front); ``event``: the
+    tournament's and event's slugs; ``versions``: the tables' versions the tablet has seen
+    (their pages open), else its first deal on a table is refused and tells it."""
+    conn = Conn(port)
     headers = _deal_headers(ref)
     tables = list(ref.tables)
-    versions: dict[int, int] = {}
+    versions = dict(versions or {})
     due = time.perf_counter() + rng.uniform(0, every) if every else 0.0
     while tables and time.perf_counter() < until:
         if every:
@@ -207,7 +219,7 @@ async def referee_loop(
         if table in versions:
             form["version"] = str(versions[table])
         body = urllib.parse.urlencode(form).encode()
-        path = f"/t/{T}/{E}/tables/{table}/deal/"
+        path = f"/t/{event[0]}/{event[1]}/tables/{table}/deal/"
         sends = 2 if rng.random() < 0.05 else 1
         for send in range(sends):
             started = due if every and not send else time.perf_counter()
@@ -215,6 +227,7 @@ async def referee_loop(
                 status, _h, content = await conn.request("POST", path, headers, body)
             except (OSError, asyncio.IncompleteReadError, ValueError):
                 log.errors += 1
+                log.failed["socket"] = log.failed.get("socket", 0) + 1
                 await conn.close()
                 continue
             log.latencies.append(time.perf_counter() - started)
@@ -237,6 +250,7 @@ async def referee_loop(
                         break
             else:
                 log.errors += 1
+                log.failed[status] = log.failed.get(status, 0) + 1
         if pace:
             await asyncio.sleep(pace)
         due += every

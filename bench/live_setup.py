@@ -70,8 +70,10 @@ def load() -> str:
 # --------------------------------------------------------------------------- preflight
 
 
-def preflight() -> None:
+def preflight(database_url: str = DATABASE_URL, redis_url: str = REDIS_URL, nginx=False) -> None:
     problems = []
+    if nginx and not (shutil.which("nginx") or os.access("/usr/sbin/nginx", os.X_OK)):
+        problems.append("nginx is not installed: sudo apt-get install nginx-light")
     if not shutil.which("wrk"):
         problems.append(
             "wrk is not installed: sudo apt-get install wrk   (Debian/Ubuntu; `make bench` "
@@ -80,7 +82,7 @@ def preflight() -> None:
     try:
         import psycopg
 
-        parts = urllib.parse.urlsplit(DATABASE_URL)
+        parts = urllib.parse.urlsplit(database_url)
         psycopg.connect(
             host=parts.hostname,
             port=parts.port or 5432,
@@ -91,16 +93,16 @@ def preflight() -> None:
         ).close()
     except Exception as err:  # noqa: BLE001 - any reason is reported as is
         problems.append(
-            f"PostgreSQL is not reachable at {DATABASE_URL} ({err}); start it with "
+            f"PostgreSQL is not reachable at {database_url} ({err}); start it with "
             "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start"
         )
     try:
         import redis
 
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
+        redis.Redis.from_url(redis_url, socket_connect_timeout=2).ping()
     except Exception as err:  # noqa: BLE001
         problems.append(
-            f"Redis is not reachable at {REDIS_URL} ({err}); start it with "
+            f"Redis is not reachable at {redis_url} ({err}); start it with "
             "redis-server --daemonize yes --save ''"
         )
     if problems:
@@ -109,10 +111,10 @@ def preflight() -> None:
         sys.exit(2)
 
 
-def fresh_database() -> None:
+def fresh_database(url: str = DATABASE_URL) -> None:
     import psycopg
 
-    parts = urllib.parse.urlsplit(DATABASE_URL)
+    parts = urllib.parse.urlsplit(url)
     name = parts.path.lstrip("/")
     with psycopg.connect(
         host=parts.hostname,
@@ -126,11 +128,11 @@ def fresh_database() -> None:
         conn.execute(f'CREATE DATABASE "{name}"')
 
 
-def clear_bench_keys() -> None:
+def clear_bench_keys(url: str = REDIS_URL, prefix: str = PREFIX) -> None:
     import redis
 
-    client = redis.Redis.from_url(REDIS_URL)
-    for key in client.scan_iter(f"{PREFIX}:*", count=1000):
+    client = redis.Redis.from_url(url)
+    for key in client.scan_iter(f"{prefix}:*", count=1000):
         client.delete(key)
 
 
@@ -225,16 +227,17 @@ def build_event(var_dir: str) -> Setup:
 # --------------------------------------------------------------------------- the server
 
 
-_server_session: list[int] = []
+_server_sessions: list[int] = []
 
 
-def server_cpu_seconds() -> float | None:
-    """CPU time used so far by the app server: every process of its session (the gunicorn
-    master and its workers), with the workers already reaped (the master's children's
-    time), from /proc. None where there is no /proc."""
-    if not _server_session or not os.path.isdir("/proc"):
-        return None
-    ticks = 0
+def sessions_cpu_seconds(sessions) -> dict[int, float]:
+    """CPU time used so far by every process of each of ``sessions`` (a session id: the
+    pid of a process started with start_new_session), with their reaped children's time
+    (a gunicorn master's workers), from /proc; empty where there is no /proc."""
+    if not os.path.isdir("/proc"):
+        return {}
+    wanted = set(sessions)
+    ticks = dict.fromkeys(wanted, 0)
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -244,13 +247,24 @@ def server_cpu_seconds() -> float | None:
         except OSError:
             continue  # gone meanwhile
         # After the name: state ppid pgrp session … utime(12) stime(13) cutime(14) cstime(15)
-        if int(fields[3]) == _server_session[0]:
-            ticks += sum(int(v) for v in fields[11:15])
-    return ticks / os.sysconf("SC_CLK_TCK")
+        if int(fields[3]) in wanted:
+            ticks[int(fields[3])] += sum(int(v) for v in fields[11:15])
+    return {sid: t / os.sysconf("SC_CLK_TCK") for sid, t in ticks.items()}
 
 
-def start_server(var_dir: str) -> subprocess.Popen:
-    env = {**os.environ, **SERVER_ENV, "VAR_DIR": var_dir}
+def server_cpu_seconds() -> float | None:
+    """CPU time used so far by the app servers started here (the gunicorn masters and their
+    workers, with the workers already reaped). None where there is no /proc."""
+    if not _server_sessions or not os.path.isdir("/proc"):
+        return None
+    return sum(sessions_cpu_seconds(_server_sessions).values())
+
+
+def start_server(var_dir: str, port: int = PORT, env: dict | None = None) -> subprocess.Popen:
+    """gunicorn (gunicorn.conf.py) with the bench's settings, ``env`` over them, listening
+    on ``port``; returns once /healthz answers."""
+    env = {**os.environ, **SERVER_ENV, "VAR_DIR": var_dir, **(env or {})}
+    env["GUNICORN_BIND"] = f"{HOST}:{port}"
     env.pop("DJANGO_SETTINGS_MODULE", None)
     gunicorn = str(Path(PY).with_name("gunicorn"))
     proc = subprocess.Popen(
@@ -259,11 +273,11 @@ def start_server(var_dir: str) -> subprocess.Popen:
         env=env,
         start_new_session=True,
     )
-    _server_session[:] = [proc.pid]
+    _server_sessions.append(proc.pid)
     deadline = time.time() + 60
     while time.time() < deadline:
         try:
-            status, _h, _b = http_get("/healthz")
+            status, _h, _b = http_get("/healthz", port=port)
             if status == 200:
                 return proc
         except OSError:
@@ -283,12 +297,14 @@ def stop_server(proc: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+    if proc.pid in _server_sessions:
+        _server_sessions.remove(proc.pid)
 
 
-def http_get(path: str, headers: dict | None = None):
+def http_get(path: str, headers: dict | None = None, port: int = PORT):
     import http.client
 
-    conn = http.client.HTTPConnection(HOST, PORT, timeout=30)
+    conn = http.client.HTTPConnection(HOST, port, timeout=30)
     conn.request("GET", path, headers=headers or {})
     response = conn.getresponse()
     body = response.read()

@@ -251,9 +251,12 @@ def test_the_app_publishes_no_port_only_the_proxy_does():
     proxy_address = re.search(r"ipv4_address: ([\d.]+)", proxy).group(1)
     for name in ("TRUSTED_PROXIES", "FORWARDED_ALLOW_IPS"):  # the app's, and gunicorn's
         assert re.search(rf"{name}: \"?{re.escape(proxy_address)}\"?$", web, re.M), name
-    # The proxy replaces X-Forwarded-For with the address it saw, never appends to a forged one.
-    assert "X-Forwarded-For $$remote_addr" in proxy
-    assert "proxy_add_x_forwarded_for" not in compose
+    # The proxy replaces X-Forwarded-For with the address it saw, never appends to a forged
+    # one (its configuration: deploy/nginx/, mounted by the proxy service).
+    assert "./deploy/nginx:/etc/nginx/conf.d:ro" in proxy
+    nginx = "".join(p.read_text() for p in (ROOT / "deploy" / "nginx").iterdir())
+    assert "proxy_set_header X-Forwarded-For $remote_addr;" in nginx
+    assert "proxy_add_x_forwarded_for" not in compose + nginx
 
 
 def test_gunicorn_listens_on_loopback_unless_told(monkeypatch):

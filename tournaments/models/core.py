@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
 
+from guandan_cup.words import listing
 from scoring.engines.common import RuleSetError
 from tournaments.live import stamps
 from tournaments.models.names import KeyedName
@@ -246,7 +247,7 @@ class Tournament(models.Model):
             )
         if self.start_time:
             start = timezone.make_aware(timezone.datetime.combine(self.starts_on, self.start_time))
-            venues = "、".join(v.name for v in self.venues.all())
+            venues = listing(v.name for v in self.venues.all())
             items.append({"at": start, "what": _("比赛开始"), "where": venues})
         return sorted(items, key=lambda item: item["at"])
 

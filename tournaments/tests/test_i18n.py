@@ -22,3 +22,52 @@ def test_an_english_browser_still_gets_chinese_until_it_switches(client, demo):
     ).content.decode()
     assert '<html lang="zh-CN">' in html
     assert "比赛项目" in html
+
+
+def _a_day_not_yet_drawn(make_tournament):
+    """Two halls, two events and two groups who have not entered yet."""
+    import datetime as dt
+
+    from tournaments.models import Event, Unit, Venue
+
+    tournament = make_tournament(start_time=dt.time(9, 0))
+    for name in ("教工活动中心", "体育馆"):
+        Venue.objects.create(tournament=tournament, name=name, tables=4)
+    for name in ("体育", "行政"):
+        Unit.objects.create(tournament=tournament, name=name, kind=Unit.Kind.UNION_GROUP)
+    Event.objects.create(
+        tournament=tournament,
+        name="掼蛋",
+        slug="guandan",
+        discipline="guandan_pairs",
+        entry_kind="pair",
+        ruleset="anhui2021",
+    )
+    Event.objects.create(
+        tournament=tournament,
+        name="羽毛球",
+        slug="badminton",
+        discipline="badminton",
+        entry_kind="single",
+    )
+    return tournament
+
+
+def test_a_list_of_names_is_separated_in_the_readers_language(
+    client, make_tournament, django_user_model
+):
+    """Regression: the dashboard's 还没有报名 and 未抽签 lines and the tournament page's
+    比赛开始 joined names with 、 on English pages too (体育、行政)."""
+    tournament = _a_day_not_yet_drawn(make_tournament)
+    client.force_login(django_user_model.objects.create_superuser("boss", password="x" * 20))
+    pages = (f"/t/{tournament.slug}/manage/", f"/t/{tournament.slug}/")
+    chinese = [client.get(path).content.decode() for path in pages]
+    assert "2个单位还没有报名：体育、行政" in chinese[0]
+    assert "未抽签：掼蛋、羽毛球" in chinese[0]
+    assert "教工活动中心、体育馆" in chinese[1]
+    client.cookies["django_language"] = "en"
+    english = [client.get(path).content.decode() for path in pages]
+    assert "2 units have not entered yet: 体育, 行政" in english[0]
+    assert "Not drawn: 掼蛋, 羽毛球" in english[0]
+    assert "教工活动中心, 体育馆" in english[1]
+    assert "、" not in english[0]  # the notice on the other is typed: it keeps its own

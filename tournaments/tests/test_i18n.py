@@ -71,3 +71,24 @@ def test_a_list_of_names_is_separated_in_the_readers_language(
     assert "Not drawn: 掼蛋, 羽毛球" in english[0]
     assert "教工活动中心, 体育馆" in english[1]
     assert "、" not in english[0]  # the notice on the other is typed: it keeps its own
+
+
+def test_a_closed_registration_reads_closed_and_its_deadline_a_deadline(
+    client, make_tournament, django_user_model
+):
+    """Regression: the status 报名截止 read "Registration deadline" in English, the words of
+    the deadline's time: "The tournament is now “Registration deadline”"."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    tournament = make_tournament(
+        status="registration_closed",
+        registration_deadline=timezone.make_aware(dt.datetime(2026, 11, 30, 12, 0)),
+    )
+    client.force_login(django_user_model.objects.create_superuser("boss", password="x" * 20))
+    client.cookies["django_language"] = "en"
+    dashboard = client.get(f"/t/{tournament.slug}/manage/").content.decode()
+    assert "Registration closed" in dashboard
+    assert "Registration deadline 30 November 2026, 12:00" in dashboard
+    assert tournament.get_status_display() == "报名截止"  # Chinese unchanged

@@ -92,3 +92,34 @@ def test_a_closed_registration_reads_closed_and_its_deadline_a_deadline(
     assert "Registration closed" in dashboard
     assert "Registration deadline 30 November 2026, 12:00" in dashboard
     assert tournament.get_status_display() == "报名截止"  # Chinese unchanged
+
+
+# English that quotes the Chinese a person types: the notice's heading marks, the words a
+# registration form's cells take (男/女, 是) and the form's own Chinese headers.
+QUOTES_WHAT_IS_TYPED = {
+    "每段一行；以“一、”“（一）”开头的行显示为标题",
+    "%(who)s的性别“%(value)s”无法识别，请填“男”或“女”。",
+    "表格中没有报名数据（没有数据行；以“示例”开头的示例行不会导入）。",
+    "表头有“对序号”，这是团体赛的报名表；请使用%(event)s的报名表模板。",
+    "现场报名“%(value)s”无法识别，请填“是”或留空。",
+}
+
+
+def test_no_english_translation_keeps_chinese_of_its_own():
+    """Regression: 积分编排（瑞士制） read "Swiss (积分编排)" on the English draw page. The
+    compiled English catalogue, every message of it: no Chinese character or full-width
+    punctuation but where the English quotes what a person types."""
+    from django.utils import translation
+
+    from tests.test_language_crawl import CJK
+
+    catalog = translation.trans_real.translation("en")._catalog
+    chinese, read = {}, 0
+    for key, english in catalog.items():
+        read += 1
+        msgid = key[0] if isinstance(key, tuple) else key
+        msgid = msgid.split("\x04")[-1]  # a context's message: context EOT message
+        if msgid and msgid not in QUOTES_WHAT_IS_TYPED and CJK.search(english):
+            chinese[msgid] = english
+    assert read > 1000
+    assert chinese == {}

@@ -96,6 +96,20 @@ def test_the_table_page_and_the_audit_read_in_english(client, cast):
     assert "升3级：2→5" in html and "double win" not in html
 
 
+def test_the_deal_buttons_name_the_partners_place_in_the_readers_language(client, cast):
+    """Regression: the buttons read "partner2nd" in English, 对家 and 二游 run together."""
+    for language, buttons in (
+        ("zh-hans", ["对家二游", "对家三游", "对家末游"]),
+        ("en", ["partner 2nd", "partner 3rd", "partner last"]),
+    ):
+        for view, who in (("scoring:table", cast.referee), ("scoring:correction", cast.chief)):
+            client.force_login(who)
+            client.cookies["django_language"] = language
+            page = client.get(table_url(view, cast.table)).content.decode()
+            shown = re.findall(r'class="deal-button">([^<]*)</button>', page)
+            assert shown == buttons * 2, (view, shown)
+
+
 def test_an_audit_entry_keeps_its_words_and_is_worded_for_each_reader(cast):
     record_event(table=cast.table, event={"order": list("AABB")}, user=cast.referee, key="k")
     entry = AuditEntry.objects.get(table=cast.table, action="event")

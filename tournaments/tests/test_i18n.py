@@ -123,3 +123,22 @@ def test_no_english_translation_keeps_chinese_of_its_own():
             chinese[msgid] = english
     assert read > 1000
     assert chinese == {}
+
+
+def test_the_tournament_pages_rounds_are_named_in_the_readers_language(client, demo):
+    """Regression: once the day was planned, the tournament page's 日程 named the rounds in
+    Chinese on the English page (掼蛋团体赛 · 1/4决赛)."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from tournaments.models import Round
+
+    first = Round.objects.filter(stage__event__tournament__slug="nantong-2014", number=1).get()
+    first.starts_at = timezone.make_aware(dt.datetime(2014, 5, 24, 14, 0))
+    first.save()
+    event = first.stage.event.name
+    assert f"{event} · 1/4决赛" in client.get("/t/nantong-2014/").content.decode()
+    client.cookies["django_language"] = "en"
+    html = client.get("/t/nantong-2014/").content.decode()
+    assert f"{event} · Quarter-final" in html and "1/4决赛" not in html

@@ -219,7 +219,7 @@ def whistle(request: HttpRequest, slug: str, round_id: int) -> HttpResponse:
         messages.warning(
             request,
             _("%(round)s距规定的比赛时间还有%(n)s分钟。确定要提前鸣哨吗？")
-            % {"round": f"{rnd.stage.event.name} · {rnd.name}", "n": left},
+            % {"round": f"{rnd.stage.event.name} · {rnd.label}", "n": left},
         )
         return redirect(f"{reverse('scoring:desk', args=[slug])}?early={rnd.pk}#round-{rnd.pk}")
     called = call_time(round=rnd, user=request.user)

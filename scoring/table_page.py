@@ -5,9 +5,11 @@ selectors it reads (who may enter and confirm is theirs to say)."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from django.contrib import messages
+from django.db import connection
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -18,9 +20,11 @@ from guandan_cup.prepared import Prepared
 from scoring.models import TableMatch
 from scoring.selectors import deadline, name_people, with_page_counts, with_roles
 from scoring.services import common, confirmation, players, reports
-from scoring.services.common import TableError
+from scoring.services.common import CONNECTION_LOST, TableError
 from tournaments.access import can_enter_table, is_chief
 from tournaments.models import Entry, Pair, Tournament
+
+logger = logging.getLogger(__name__)
 
 
 def record_of(table: TableMatch) -> common.Replay:
@@ -243,13 +247,30 @@ def answer(
     typed. ``context(table, **words)`` is the panel's context; with ``in_part`` (the page
     shows nothing a deal changes beyond its board and record: no chief's panel; it gives the
     page's action URLs) a deal is answered with the parts it changed (``answered_in_part``).
-    The referees' actions and the players' link answer alike."""
+    The referees' actions and the players' link answer alike.
+
+    A write that returned is saved: if the database connection is lost before its answer
+    is read, the answer is read again on a new connection, and without one it says plainly
+    that the write is saved and the page reloads (``saved_answer``) — never a server error
+    for a saved write."""
     problem, code, done = "", "", Done()
     try:
         done = as_done(write())
     except TableError as err:
         problem, code = err.message, err.code
-    return _answer(request, table, done, problem, code, context, page_url, again_here, in_part)
+    args = (request, table, done, problem, code, context, page_url, again_here, in_part)
+    try:
+        return _answer(*args)
+    except CONNECTION_LOST:
+        if problem or connection.in_atomic_block:
+            raise  # nothing was saved: the server's error stands and the phone sends it again
+    logger.warning("The connection was lost after a table write; answering on a new one.")
+    connection.close()
+    try:
+        return _answer(*args)
+    except CONNECTION_LOST:
+        logger.exception("A saved table write is answered without the page: no database.")
+        return saved_answer(request, done.table or table, page_url)
 
 
 def as_done(result) -> Done:
@@ -338,6 +359,22 @@ def part_data(table: TableMatch, flash: str, urls) -> dict:
     else:
         data["added"] = list(reversed(record.added()))
     return data
+
+
+def saved_answer(request, table: TableMatch, page_url: str) -> HttpResponse:
+    """The answer to a saved write when its page cannot be read (no database): it says
+    plainly that the write is saved and that the page reloads; the panel reloads itself
+    until it can be read (htmx), keeping the version the write left for the phone's taps
+    still waiting. Without JavaScript, back to the page with the same words."""
+    said = _("已记录。与服务器数据库的连接中断，页面正在重新载入……")
+    if not request.htmx:
+        messages.success(request, said)
+        return redirect(page_url)
+    return render(
+        request,
+        "scoring/saved_answer.html",
+        {"table": table, "said": said, "reload_url": page_url},
+    )
 
 
 def page_version(request) -> int:

@@ -13,9 +13,10 @@ version its request loaded, saved only if still at that version (``claimed``,
 
 from __future__ import annotations
 
+import logging
 from functools import wraps
 
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -29,6 +30,8 @@ from scoring.models import AuditEntry, TableEvent, TableMatch
 from scoring.selectors import pair_name
 from tournaments.draw import status as day_status
 from tournaments.models import Match, Pair
+
+logger = logging.getLogger(__name__)
 
 
 class TableError(UserError):
@@ -350,7 +353,30 @@ def announce_after(write):
         result = atomic(*args, **kwargs)
         table, changed = (result[0], result[2]) if isinstance(result, tuple) else (result, True)
         if changed:
-            table.match.round.stage.event.bump_version()
+            announce(table.match.round.stage.event)
         return result
 
     return wrapper
+
+
+CONNECTION_LOST = (OperationalError, InterfaceError)
+
+
+def announce(event) -> None:
+    """Grow the event's version for a write that has committed (``Event.bump_version``).
+    The write is saved whatever happens here: a database connection lost since the commit
+    is replaced once, and where the database cannot be reached at all the announcement is
+    left to the next change (logged) — a saved write is never answered as a failure.
+    Inside a caller's transaction nothing is committed yet, and an error stands."""
+    try:
+        event.bump_version()
+        return
+    except CONNECTION_LOST:
+        if connection.in_atomic_block:
+            raise
+        logger.warning("The connection was lost after a write; announcing on a new one.")
+        connection.close()
+    try:
+        event.bump_version()
+    except CONNECTION_LOST:
+        logger.exception("A saved write could not be announced: the database is unreachable.")

@@ -105,3 +105,20 @@ def test_an_answer_in_part_for_another_version_than_the_page_shows_loads_the_pan
     assert shown == loaded
     assert TableMatch.objects.get(pk=table.pk).version == 2
     page.context.close()
+
+
+def test_a_deal_leaves_the_forms_and_folded_parts_as_the_panel_comes(live_server, browser):
+    # A penalty's form opened and half typed, then a deal tapped instead: as when the whole
+    # panel came, the form is shut and empty (nothing typed is sent later by mistake).
+    page, _table = _referee_at(live_server, browser, "nantong-2014")
+    page.locator(".deal-col").first.get_by_role("button", name="对家末游").click()
+    expect(page.locator(".history-list li")).to_have_count(1)
+    page.get_by_text("处罚（扣级、回到2、取消资格）").click()
+    page.locator("input[name=reason]").fill("出错牌")
+    page.locator(".deal-col").nth(1).get_by_role("button", name="对家末游").click()
+    expect(page.locator(".history-list li")).to_have_count(2)
+    expect(page.locator("input[name=reason]")).to_be_hidden()
+    assert page.locator("input[name=reason]").input_value() == ""
+    shown, loaded = _as_loaded(page)
+    assert shown == loaded
+    page.context.close()

@@ -222,9 +222,9 @@ def _record(
 ) -> Done:
     """Record ``event`` on the table with the phone's key and page version: the one way
     the referee pages record an event. The flash says so when it was a resend. ``part``:
-    what it changes on the page is the board and the record (a deal, a penalty), so it may
-    be answered in part (``scoring.table_page.answered_in_part``); a game or a point
-    changes its sport's own entry form, answered whole."""
+    what it changes on the page is the board and the record (a deal from the deal pad), so
+    it may be answered in part (``scoring.table_page.answered_in_part``); a game or a point
+    changes its sport's own entry form and a penalty its form, answered whole."""
     written, text, created = tables.record_event(
         table=table,
         event=event,
@@ -285,7 +285,7 @@ def record_penalty(request, table):
         raise TableError(
             "unconfirmed", _("取消比赛资格不可撤回：请勾选“确认取消比赛资格”后再提交。")
         )
-    return _recorded(request, table, entry, part=True)
+    return _recorded(request, table, entry)
 
 
 @referee_action()

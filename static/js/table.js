@@ -68,6 +68,9 @@
       if (window.htmx) { window.htmx.process(part); }
     });
     if (added) { list.prepend.apply(list, Array.prototype.slice.call(added.children)); }
+    // As the whole panel comes after a deal: its forms as rendered, its folded parts shut.
+    panel.querySelectorAll("form").forEach(function (form) { form.reset(); });
+    panel.querySelectorAll("details[open]").forEach(function (folded) { folded.open = false; });
     panel.dataset.version = fresh.dataset.version;
     panel.dataset.over = fresh.dataset.over;
     panel.querySelectorAll("input[name=version]").forEach(function (input) {

@@ -106,7 +106,7 @@ def write_config(
         link.symlink_to(SITE, target_is_directory=True)
     # The micro-cache's background refreshes are subrequests: logged too (as EXPIRED).
     log = (
-        f"log_format cup {LOG_FORMAT};\n    access_log {directory}/access.log cup buffer=256k;"
+        f"log_format cup {LOG_FORMAT};\n    access_log {directory}/access.log cup buffer=256k flush=1s;"
         "\n    log_subrequest on;"
         if access_log
         else "access_log off;"

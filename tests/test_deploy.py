@@ -239,6 +239,9 @@ def proxied(tmp_path_factory):
         port=port,
         upstreams=[],
         pools={name: [f"127.0.0.1:{s.server_port}"] for name, s in pools.items()},
+        access_log=True,
+        # Room for the phones' test's first polls of pages nginx has no copy of yet.
+        limits={"app_live": 64, "app_tables": 64},
     )
     proc = front.start(directory, port)
 
@@ -251,6 +254,7 @@ def proxied(tmp_path_factory):
         return response.status, response.headers, body
 
     get.upstream, get.pools = _All(*pools.values()), pools
+    get.port, get.log = port, directory / "access.log"
     yield get
     front.stop(proc)
     for server in pools.values():
@@ -487,3 +491,75 @@ def test_what_nginx_shares_carries_no_visitors_token_nor_sets_a_cookie():
             assert "csrfmiddlewaretoken" not in response.content.decode(), path
             answers.append(response.content)
         assert answers[0] == answers[1], path
+
+
+# --------------------------------------------------------------------------- the bench's phones
+
+
+def test_the_phones_poll_the_bracket_and_the_tables_at_their_pace(proxied):
+    """bench/big_live.py's wrk script: its phones' polls at the period asked, the threads'
+    shares on the bracket and on the tables' pages, some polls full pages."""
+    import big_live_load
+
+    if not shutil.which("wrk"):
+        pytest.skip("wrk not installed")
+    since = time.time()
+    tables = [f"/t/cup/pairs/tables/{n}/" for n in range(1, 9)]
+    phones = big_live_load.start_phones(
+        port=proxied.port,
+        bracket="/t/cup/pairs/bracket/",
+        tables=tables,
+        phones=40,
+        bracket_share=0.6,
+        seconds=4,
+        period=0.5,
+        full_share=0.25,
+        threads=5,
+    )
+    result = phones.result()
+    assert result["errors"] == 0, {
+        k: result[k] for k in ("connect", "read", "write", "timeout", "status")
+    }
+    # 40 phones every 0.5 s, the first polls spread over the first period: ~70 a second.
+    assert 0.6 * 80 < result["rps"] < 1.2 * 80, result
+    time.sleep(1.5)  # nginx writes its log within a second (flush=1s)
+    seen = big_live_load.read_access_log(
+        proxied.log,
+        {"bracket": lambda uri: uri.endswith("/bracket/"), "table": lambda uri: "/tables/" in uri},
+        since,
+    )
+    bracket, table = (sum(seen[k]["statuses"].values()) for k in ("bracket", "table"))
+    # 3 of the 5 threads (24 phones) on the bracket, 2 (16) each poll on a random table.
+    assert 0.45 < bracket / (bracket + table) < 0.75
+    full = seen["bracket"]["statuses"].get("BYPASS", 0) + seen["table"]["statuses"].get("BYPASS", 0)
+    assert 0.1 < full / (bracket + table) < 0.4
+
+
+def test_the_bench_reads_nginxs_log_apart_from_its_refreshes(tmp_path):
+    import big_live_load
+
+    log = tmp_path / "access.log"
+    log.write_text(
+        "100.0 MISS 200 0.010 /t/a/b/bracket/ 127.0.0.1:8104\n"  # before the window
+        "200.0 MISS 200 0.020 /t/a/b/bracket/ 127.0.0.1:8104\n"
+        "200.1 HIT 200 0.000 /t/a/b/bracket/ -\n"
+        "201.2 EXPIRED 200 0.400 /t/a/b/bracket/ 127.0.0.1:8105\n"  # a background refresh
+        "201.2 STALE 200 0.001 /t/a/b/bracket/ -\n"
+        "202.3 EXPIRED 502 0.000 /t/a/b/tables/3/ app_tables\n"  # held back: pool busy
+        "202.3 STALE 200 0.001 /t/a/b/tables/3/ -\n"
+        "202.4 BYPASS 200 0.050 /t/a/b/bracket/ 127.0.0.1:8104, 127.0.0.1:8105\n"
+    )
+    seen = big_live_load.read_access_log(
+        log, {"bracket": lambda u: u.endswith("/bracket/"), "table": lambda u: "/tables/" in u}, 150
+    )
+    assert seen["bracket"]["statuses"] == {"MISS": 1, "HIT": 1, "STALE": 1, "BYPASS": 1}
+    assert seen["bracket"]["refreshes"] == 2 and seen["bracket"]["held"] == 0
+    assert seen["bracket"]["times"] == [0.02, 0.0, 0.001, 0.05]
+    assert seen["table"] == {
+        "statuses": {"STALE": 1},
+        "codes": {"200": 1},
+        "times": [0.001],
+        "servers": {"app_tables": 1},
+        "refreshes": 0,
+        "held": 1,
+    }

@@ -37,6 +37,9 @@ FORMAT = "guandan-cup-tournament"
 VERSION = 1
 APPS = ("tournaments", "scoring")
 TOURNAMENT = "tournaments.tournament"
+# Derived state, made again on demand and never backed up: a round's score sheets built in
+# the background (a PDF of the event at one version, tournaments/documents/sheets.py).
+DERIVED = ("tournaments.sheetbuild",)
 
 
 class BackupError(UserError):
@@ -54,9 +57,18 @@ def label(model) -> str:
 
 
 def backup_models() -> list[type[models.Model]]:
-    """Every model of the backed-up apps, each after the models it points to (self
-    references and cycles aside), ties broken by label: the order of the import."""
-    found = sorted((m for app in APPS for m in apps.get_app_config(app).get_models()), key=label)
+    """Every model of the backed-up apps but the derived ones, each after the models it
+    points to (self references and cycles aside), ties broken by label: the order of the
+    import."""
+    found = sorted(
+        (
+            m
+            for app in APPS
+            for m in apps.get_app_config(app).get_models()
+            if label(m) not in DERIVED
+        ),
+        key=label,
+    )
     known = set(found)
     ordered: list = []
     placed: set = set()

@@ -2,6 +2,7 @@
 #   make run    set up, migrate, load the demo, serve http://127.0.0.1:8000
 #   make test   set up and run every test (set DATABASE_URL to test against PostgreSQL)
 #   make bench  the live pages under load: gunicorn + PostgreSQL + Redis on this machine
+#   make bench-big  the big day: 2,048 pairs, seven Swiss rounds, 1,024 score sheets (PostgreSQL)
 #   make lock   after editing requirements*.txt: refresh the locks (UPGRADE=1 also moves the
 #               packages they pull in to their newest releases)
 VENV   := .venv
@@ -13,7 +14,7 @@ PIP    := $(PY) -m pip --disable-pip-version-check
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup run serve test test-cache-down bench lint lock messages check-compose clean
+.PHONY: setup run serve test test-cache-down bench bench-big lint lock messages check-compose clean
 
 $(STAMP): $(LOCKS)
 	@if [ -x $(PY) ] && ! $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then \
@@ -65,6 +66,11 @@ test-cache-down: setup
 bench: setup
 	@scripts/ensure-wrk
 	$(PY) bench/live.py
+
+# Not part of `make test` or CI either: the big day on PostgreSQL (database gc_bench_big,
+# dropped and created; BENCH_BIG_DATABASE_URL to change it), some ten minutes.
+bench-big: setup
+	$(PY) bench/big.py
 
 # The locks are made by pip-tools in a venv of its own (.venv/lock-tools), so the project's
 # venv holds exactly what the locks name. Hashes cover every platform's files, so the

@@ -8,6 +8,7 @@ set from the environment; nothing here is machine-specific.
 """
 
 import os
+import re
 
 
 def _cpus() -> int:
@@ -40,5 +41,23 @@ worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-") or None
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
-# Behind a reverse proxy on another host, name it so X-Forwarded-* headers are trusted.
-forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# The proxies whose X-Forwarded-Proto gunicorn believes (as TRUSTED_PROXIES for the app):
+# none unless named, not even loopback (gunicorn's own default). docker-compose.yml names
+# its nginx.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "")
+
+# gunicorn 25.1+ opens a control socket (for `gunicornc`: show workers, add or remove them,
+# reload) at one path per user, $XDG_RUNTIME_DIR/gunicorn.ctl or ~/.gunicorn/gunicorn.ctl,
+# whatever the instance: a second master on the host silently takes it over, `gunicornc`
+# then steers the wrong one, and the first to stop deletes the other's socket. (In the
+# image ~ is /app, which the app user cannot write.) So each instance has its own, in its
+# var dir and named after the address it listens on; GUNICORN_CONTROL_SOCKET names another
+# path (a Unix socket path has 107 bytes at most), or "off" for none.
+_var_dir = os.environ.get("VAR_DIR") or os.path.join(os.path.dirname(__file__), "var")
+_control = os.environ.get("GUNICORN_CONTROL_SOCKET", "").strip()
+control_socket_disable = _control.lower() == "off"
+control_socket = os.path.abspath(
+    _control
+    if _control and not control_socket_disable
+    else os.path.join(_var_dir, "gunicorn-" + re.sub(r"[^\w.\[\]-]", "-", bind) + ".ctl")
+)

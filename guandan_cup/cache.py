@@ -12,6 +12,12 @@ Django's Redis backend, with two changes:
   dead Redis costs one short timeout per process per second, not one per operation.
   Failures are logged once a minute at most, with how many operations went without the
   cache since the last report (``degraded`` counts them all, for ``/readyz``).
+  That record (``Health``) is one per process and cache location, shared by every thread:
+  ``django.core.cache.caches`` gives each thread a backend instance of its own, and a
+  record per instance would make each thread wait for its own timeout and log its own
+  line (gunicorn's 3 workers × 4 threads logged 12 lines for one outage). When the pause
+  is over, one thread tries Redis again; the others answer without it until that try
+  has told.
 - **Its client object is kept.** ``RedisCacheClient.get_client`` builds a new ``redis.Redis``
   for every command — with redis-py 8 that is a few hundred dict insertions (its table of
   response callbacks) each time, a large part of a cache hit. The connection pool is already
@@ -24,6 +30,7 @@ under a millisecond, so waiting longer only makes a dead one expensive.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 
@@ -59,21 +66,30 @@ class _Client(RedisCacheClient):
 
 
 class Health:
-    """One backend's record of failures, shared by its threads."""
+    """The record of failures of one cache location, shared by every thread of the process
+    (``health_of``)."""
 
     def __init__(self, retry_after: float, report_every: float):
         self.retry_after, self.report_every = retry_after, report_every
         self.lock = threading.Lock()
-        self.down_until = 0.0  # monotonic time before which Redis is not tried
+        self.down_until = 0.0  # monotonic time before which Redis is not tried (0: up)
+        self.probing = False  # one thread is trying Redis again after the pause
         self.next_report = 0.0
         self.unreported = 0  # operations degraded since the last log line
         self.degraded = 0  # operations degraded since the process started
         self.last_error = ""
 
     def skipping(self) -> bool:
-        if time.monotonic() >= self.down_until:
+        """Whether to answer without Redis: within the pause after a failure, or after it
+        while another thread is already trying Redis again."""
+        if not self.down_until:
             return False
         with self.lock:
+            if not self.down_until:
+                return False
+            if time.monotonic() >= self.down_until and not self.probing:
+                self.probing = True  # this thread tries; the others wait for its answer
+                return False
             self.unreported += 1
             self.degraded += 1
         self._maybe_report()
@@ -82,6 +98,7 @@ class Health:
     def failed(self, operation: str, error: BaseException) -> None:
         with self.lock:
             self.down_until = time.monotonic() + self.retry_after
+            self.probing = False
             self.unreported += 1
             self.degraded += 1
             self.last_error = f"{operation}: {type(error).__name__}: {error}"
@@ -94,12 +111,18 @@ class Health:
             if not self.down_until:
                 return
             self.down_until = 0.0
+            self.probing = False
             unreported, self.unreported = self.unreported, 0
             self.next_report = 0.0
         logger.warning(
             "Cache reachable again; %d operation(s) went without it since the last report.",
             unreported,
         )
+
+    def abandoned(self) -> None:
+        """The try after the pause ended without telling whether Redis answers."""
+        with self.lock:
+            self.probing = False
 
     def _maybe_report(self) -> None:
         now = time.monotonic()
@@ -125,20 +148,48 @@ class Health:
         return time.monotonic() < self.down_until
 
 
+_healths: dict[tuple, Health] = {}
+_healths_lock = threading.Lock()
+
+
+def health_of(location: tuple, retry_after: float, report_every: float) -> Health:
+    """The process's one record for this cache location (and these pauses)."""
+    key = (location, retry_after, report_every)
+    health = _healths.get(key)
+    if health is None:
+        with _healths_lock:
+            health = _healths.setdefault(key, Health(retry_after, report_every))
+    return health
+
+
+def _forget_healths() -> None:
+    """A new process starts with no record (gunicorn forks its workers from the master)."""
+    global _healths_lock
+    _healths.clear()
+    _healths_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_healths)
+
+
 def _degrading(operation: str, fallback):
     """Wrap Django's method ``operation``: on a failure to reach Redis, answer
     ``fallback(*args, **kwargs)`` (or raise what it raises)."""
     original = getattr(DjangoRedisCache, operation)
 
     def method(self, *args, **kwargs):
-        if self.health.skipping():
+        health = self.health
+        if health.skipping():
             return fallback(*args, **kwargs)
         try:
             result = original(self, *args, **kwargs)
         except UNREACHABLE as error:
-            self.health.failed(operation, error)
+            health.failed(operation, error)
             return fallback(*args, **kwargs)
-        self.health.succeeded()
+        except BaseException:
+            health.abandoned()  # a bug, or Django's own ValueError: the next one tries
+            raise
+        health.succeeded()
         return result
 
     method.__name__ = operation
@@ -163,7 +214,7 @@ class RedisCache(DjangoRedisCache):
         options.setdefault("socket_connect_timeout", SOCKET_CONNECT_TIMEOUT)
         options.setdefault("socket_timeout", SOCKET_TIMEOUT)
         self._options = options
-        self.health = Health(retry_after, report_every)
+        self.health = health_of(tuple(self._servers), retry_after, report_every)
 
     @cached_property
     def _cache(self):

@@ -44,6 +44,14 @@ class TrustedProxyMiddleware:
         return self.get_response(request)
 
 
+def chosen_language(request) -> str:
+    """The visitor's language: the one chosen with the switcher, else Chinese."""
+    chosen = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
+    if chosen and any(chosen == code for code, _name in settings.LANGUAGES):
+        return chosen
+    return settings.LANGUAGE_CODE
+
+
 class ChineseFirstLocaleMiddleware(LocaleMiddleware):
     """Chinese unless the visitor chose another language with the switcher.
 
@@ -53,10 +61,7 @@ class ChineseFirstLocaleMiddleware(LocaleMiddleware):
     """
 
     def process_request(self, request):
-        chosen = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
-        supported = dict(settings.LANGUAGES)
-        language = chosen if chosen in supported else settings.LANGUAGE_CODE
-        translation.activate(language)
+        translation.activate(chosen_language(request))
         request.LANGUAGE_CODE = translation.get_language()
 
     def process_response(self, request, response):

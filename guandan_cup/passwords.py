@@ -31,6 +31,8 @@ from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 
+from guandan_cup.throttle import cosigning_name
+
 logger = logging.getLogger(__name__)
 
 # Read aloud or typed on a phone: no 0/O, 1/l/I; three groups of four (about 59 bits).
@@ -73,8 +75,9 @@ class NewPassword:
 
 def reset_password(*, user, by=None) -> NewPassword:
     """Give ``user`` a new random password (it is stored only as a hash) and return it.
-    Every session of the account ends, and django-axes' lockouts of its username are lifted,
-    so the new password works at once on any device. ``by``: who reset it (for the log)."""
+    Every session of the account ends, and django-axes' lockouts of its username (and of
+    its co-signing, ``guandan_cup.throttle``) are lifted, so the new password works at once
+    on any device. ``by``: who reset it (for the log)."""
     from axes.utils import reset as reset_lockouts
 
     password = random_password(user)
@@ -83,6 +86,7 @@ def reset_password(*, user, by=None) -> NewPassword:
         user.save(update_fields=["password"])
         ended = end_sessions(user)
     lifted = reset_lockouts(username=user.get_username())
+    lifted += reset_lockouts(username=cosigning_name(user))  # the panel's co-signing too
     logger.warning(
         "Password of %r reset by %s: %d session(s) ended, %d lockout record(s) lifted.",
         user.get_username(),

@@ -87,6 +87,8 @@ MIDDLEWARE = [
     "guandan_cup.middleware.TrustedProxyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A live page's poll answered from this process's copy, before the rest (live/fast.py).
+    "tournaments.live.fast.LiveFastPathMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "guandan_cup.middleware.ChineseFirstLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -235,11 +237,15 @@ AXES_VERBOSE = False
 PROXY_COUNT = env.int(
     "PROXY_COUNT", default=1 if env.bool("SECURE_PROXY_SSL_HEADER_ENABLED", default=False) else 0
 )
-# …but X-Forwarded-For is believed only from these proxies (addresses or networks,
-# comma-separated; loopback by default): a client that reaches the app server itself cannot
-# choose the address it is throttled under. The app server should listen only where the
-# proxy reaches it (docker-compose.yml: the compose network; README: two servers).
-TRUSTED_PROXIES = env.names("TRUSTED_PROXIES", default=["127.0.0.1", "::1"])
+# …but X-Forwarded-For (and -Proto …) is believed only from these proxies (addresses or
+# networks, comma-separated): a client that reaches the app server itself cannot choose the
+# address it is throttled under. None unless the deployment names its proxy, not even
+# loopback: anyone with a shell on the host (or anything a loopback port forwards) would
+# otherwise rotate the header past the login limit. docker-compose.yml names its nginx;
+# behind a proxy without it a system check warns (guandan_cup/checks.py). The app server
+# should listen only where the proxy reaches it (docker-compose.yml: the compose network;
+# README: two servers).
+TRUSTED_PROXIES = env.names("TRUSTED_PROXIES", default=[])
 # Password spraying: this many failed logins from one address within the cool-off, whatever
 # the usernames, lock that address out (0: no such limit).
 LOGIN_ADDRESS_FAILURE_LIMIT = env.int("LOGIN_ADDRESS_FAILURE_LIMIT", default=20)

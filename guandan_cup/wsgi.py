@@ -8,6 +8,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "guandan_cup.settings")
 
 application = get_wsgi_application()
 
-from guandan_cup.checks import require_secret_key  # noqa: E402  (needs settings loaded)
+from guandan_cup.checks import report_at_start, require_secret_key  # noqa: E402  (needs settings)
 
 require_secret_key()
+report_at_start()

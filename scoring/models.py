@@ -392,6 +392,15 @@ class AuditEntry(models.Model):
         return f"{self.created_at:%H:%M:%S} {self.action_label} {self.summary}"
 
     @property
+    def pairing(self) -> dict | None:
+        """The pairing a ruling on a match was made on, kept with it since rulings keep it
+        (``{"home": {"id", "name"}, "away": …}``, a side not known None): the match's
+        entries may change afterwards (作废重赛, a correction upstream). None for other
+        entries and for rulings recorded before."""
+        kept = self.before.get("pairing") if isinstance(self.before, dict) else None
+        return kept if isinstance(kept, dict) else None
+
+    @property
     def said(self) -> Words | str:
         """What happened as the reader reads it (``{{ entry.said|say }}``): the words kept
         with the entry, or the Chinese summary of an entry written before they were."""

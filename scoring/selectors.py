@@ -6,12 +6,22 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import (
+    BooleanField,
+    Count,
+    Exists,
+    ExpressionWrapper,
+    F,
+    OuterRef,
+    Q,
+    Subquery,
+)
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from scoring.models import PEOPLE, CheckIn, Report, TableCall, TableMatch
+from scoring.models import PEOPLE, AuditEntry, CheckIn, Report, TableCall, TableMatch
+from tournaments.access import CHIEF_ROLES, can_enter_table, is_chief
 from tournaments.models import HallDuty, Match, Official, Pair
 
 
@@ -57,6 +67,19 @@ def tie_name(match: Match) -> str:
     """A tie by its two entries (体育—行政); a side not yet known is 待定."""
     home = match.home.name if match.home_id else _("待定")
     away = match.away.name if match.away_id else _("待定")
+    return f"{home}—{away}"
+
+
+def ruled_tie_name(entry: AuditEntry) -> str:
+    """The tie an audit entry of a match names: a ruling by the two entries it was made on
+    (``AuditEntry.pairing``), not those the match has since; any other entry, and a ruling
+    recorded before the pairing was kept, by the match's entries now."""
+    pairing = entry.pairing
+    if pairing is None:
+        return tie_name(entry.match)
+    home, away = (
+        (side or {}).get("name") or _("待定") for side in (pairing.get("home"), pairing.get("away"))
+    )
     return f"{home}—{away}"
 
 
@@ -175,7 +198,7 @@ def pending_upheld(table: TableMatch, team: str) -> int:
     return Report.objects.filter(table=table, team=team, upheld=True, penalty__isnull=True).count()
 
 
-def refereed_by(user) -> Q:
+def refereed_by(user) -> Q:  # a user or their id
     """The tables a referee enters: those assigned to them, those of their ties that are
     not given to another referee (a table's own referee overrides the tie's), and those of
     the matches planned to start in a hall while they are on duty there (``HallDuty``)."""
@@ -189,6 +212,53 @@ def refereed_by(user) -> Q:
         Q(referee__user=user)
         | Q(referee__isnull=True, match__referee__user=user)
         | Q(Exists(on_duty))
+    )
+
+
+def with_roles(tables, user_id: int):
+    """``tables`` with what the user (``user_id``) may do at each, read in the same query:
+    ``user_chief`` (an official of its tournament in ``tournaments.access.CHIEF_ROLES``) and
+    ``user_refs`` (``refereed_by``). A superuser is a chief without asking (``is_chief``);
+    together they are ``tournaments.access.is_chief`` and ``can_enter_table``
+    (``table_roles``)."""
+    chief = Official.objects.filter(
+        tournament=OuterRef("match__round__stage__event__tournament"),
+        user_id=user_id,
+        role__in=CHIEF_ROLES,
+    )
+    return tables.annotate(
+        user_chief=Exists(chief),
+        user_refs=ExpressionWrapper(refereed_by(user_id), output_field=BooleanField()),
+    )
+
+
+def table_roles(user, table: TableMatch) -> tuple[bool, bool]:
+    """(chief, may enter) of ``user`` at ``table``: from ``with_roles`` when the table was
+    read with it, else asked (``is_chief``, ``can_enter_table``)."""
+    if not user.is_authenticated:
+        return False, False
+    if hasattr(table, "user_chief"):
+        chief = user.is_superuser or table.user_chief
+        return chief, chief or bool(table.user_refs)
+    chief = is_chief(user, table.match.round.stage.event.tournament)
+    return chief, can_enter_table(user, table, chief=chief)
+
+
+def with_page_counts(tables):
+    """``tables`` with what their page shows beside their record, read in the same query:
+    ``calls_open`` (a call for the referee not resolved yet) and ``reports_filed`` (how
+    many reports). Neither changes the table's version: a write that answers with part of
+    the page (a deal's) answers with them as they are now."""
+    filed = (
+        Report.objects.filter(table=OuterRef("pk"))
+        .order_by()
+        .values("table")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return tables.annotate(
+        calls_open=Exists(TableCall.objects.filter(table=OuterRef("pk"), resolved_at__isnull=True)),
+        reports_filed=Coalesce(Subquery(filed), 0),
     )
 
 

@@ -140,6 +140,7 @@ def test_the_admin_login_is_throttled_too(client, referee):
 def test_behind_a_proxy_the_address_is_the_one_the_proxy_saw(rf, settings):
     from guandan_cup.accounts import client_ip
 
+    settings.TRUSTED_PROXIES = ["127.0.0.1"]  # a proxy on this host, named
     request = rf.get("/", REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR="6.6.6.6, 198.51.100.4")
     settings.PROXY_COUNT = 0
     assert client_ip(request) == "127.0.0.1"

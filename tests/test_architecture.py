@@ -52,6 +52,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "guandan_cup.proxies",
             "guandan_cup.throttle",
             "guandan_cup.words",
+            "guandan_cup.prepared",
             "guandan_cup.formats",
             "guandan_cup.formats.*",
         ),

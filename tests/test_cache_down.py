@@ -11,11 +11,14 @@ a closed port: ``make test-cache-down``.)
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import threading
 import time
+import warnings
 
 import pytest
+import redis.connection
 from django.contrib.auth import get_user_model
 from django.core.cache import cache, caches
 from django.test import Client
@@ -57,6 +60,15 @@ LOCAL = {
         "LOCATION": "cache-down-test",
     }
 }
+
+
+@pytest.fixture(autouse=True)
+def no_record_of_failures():
+    """Each test starts with the process's records of cache failures empty: they are per
+    process and location, and a closed port may come round again."""
+    cache_module._forget_healths()
+    yield
+    cache_module._forget_healths()
 
 
 @pytest.fixture
@@ -363,6 +375,100 @@ def test_failures_are_logged_once_a_minute_with_a_count(cache_down, caplog, monk
     assert "80 operation(s) went without it since the last report (81 in all)" in records[1]
     assert "ConnectionError" in records[1]
     assert backend.health.degraded == 81
+
+
+def _backends_in_threads(count: int, work) -> list:
+    """Run ``work(backend)`` in ``count`` threads at once, each with the backend
+    ``caches["default"]`` gives it (its own instance, as in a gunicorn worker's threads);
+    the backends, once every thread is done."""
+    backends, ready = [None] * count, threading.Barrier(count)
+
+    def run(n):
+        backends[n] = caches["default"]
+        ready.wait(5)
+        work(backends[n])
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert not any(thread.is_alive() for thread in threads)
+    return backends
+
+
+def test_the_threads_of_a_process_share_one_pause_and_one_report(cache_down, caplog, monkeypatch):
+    """The fault run: gunicorn's 3 workers × 4 threads logged 12 lines for one outage, each
+    thread pausing (and waiting for its timeout) on its own."""
+    clock = _Clock()
+    monkeypatch.setattr(cache_module.time, "monotonic", clock)
+    attempts, answered, go_on = [], threading.Semaphore(0), threading.Event()
+    go_on.set()
+    connect = redis.connection.Connection.connect
+
+    def counting_connect(self):
+        attempts.append(threading.get_ident())
+        assert go_on.wait(5)
+        return connect(self)
+
+    monkeypatch.setattr(redis.connection.Connection, "connect", counting_connect)
+
+    def get(backend):
+        assert backend.get("k") is None
+        answered.release()
+
+    with caplog.at_level(logging.WARNING, logger="guandan_cup.cache"):
+        first = _backends_in_threads(1, get)
+        others = _backends_in_threads(11, get)  # within the pause: nobody tries
+        assert len(attempts) == 1
+        # After the pause one thread tries again; while it waits, the others do not.
+        clock.now += cache_module.RETRY_AFTER + 0.1
+        go_on.clear()
+        later = []
+        waiter = threading.Thread(target=lambda: later.extend(_backends_in_threads(12, get)))
+        waiter.start()
+        for _ in range(12 + 11):
+            assert answered.acquire(timeout=5), f"{len(attempts) - 1} threads tried Redis again"
+        go_on.set()
+        waiter.join(10)
+    assert len(attempts) == 2
+    backends = first + others + later
+    assert len({id(backend) for backend in backends}) == 24  # one instance per thread…
+    assert {id(backend.health) for backend in backends} == {id(first[0].health)}  # …one record
+    records = [r.getMessage() for r in caplog.records]
+    assert len(records) == 1, records
+    assert first[0].health.degraded == 24
+
+
+def test_each_cache_location_has_its_own_record_and_a_new_process_none():
+    down = RedisCache(f"redis://127.0.0.1:{closed_port()}/0", {})
+    assert down.get("k") is None and down.health.down
+    assert RedisCache(down._servers[0], {}).health is down.health
+    elsewhere = RedisCache(f"redis://127.0.0.1:{closed_port()}/1", {})
+    assert not elsewhere.health.down and elsewhere.health is not down.health
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # forking a threaded process
+        child = os.fork()
+    if child == 0:  # a gunicorn worker forked from the master: no record of its own yet
+        os._exit(0 if not cache_module._healths else 1)
+    assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
+    assert cache_module._healths
+
+
+def test_a_try_that_ends_in_a_bug_lets_the_next_operation_try_again():
+    backend = RedisCache("redis://127.0.0.1:6379/0", {"OPTIONS": {"retry_after": 0}})
+    flaky = backend._cache = _Flaky()
+    backend.set("k", 1)  # unreachable: paused (for no time at all)
+
+    def broken(key, default=None):
+        raise TypeError("a bug")
+
+    flaky.get = broken
+    with pytest.raises(TypeError):
+        backend.get("k")
+    flaky.up = True
+    backend.set("k", 2)  # tried, not skipped as if another thread were still trying
+    assert list(flaky.data.values()) == [2] and not backend.health.down
 
 
 class _Flaky:

@@ -131,6 +131,15 @@ def test_lists_are_comma_separated_with_spaces_and_empty_items_ignored(settings_
     assert settings_with(DEBUG="1")["ALLOWED_HOSTS"] == ["127.0.0.1", "localhost"]
 
 
+def test_no_proxy_is_trusted_unless_the_deployment_names_it(settings_with):
+    assert settings_with()["TRUSTED_PROXIES"] == []
+    assert settings_with(SECURE_PROXY_SSL_HEADER_ENABLED="1")["TRUSTED_PROXIES"] == []
+    assert settings_with(TRUSTED_PROXIES="172.30.0.10, 10.0.0.0/24")["TRUSTED_PROXIES"] == [
+        "172.30.0.10",
+        "10.0.0.0/24",
+    ]
+
+
 def test_a_secret_that_starts_with_a_dollar_is_taken_as_it_is(settings_with):
     assert settings_with(SECRET_KEY="$ecret-key-1234")["SECRET_KEY"] == "$ecret-key-1234"
 

@@ -31,6 +31,7 @@ from scoring.services.corrections import correct_table
 from scoring.services.desk import call_time, check_in, forfeit_missing
 from scoring.services.reports import add_report, rule_report
 from scoring.services.tables import confirm_table, record_event, submit_table, undo_last
+from scoring.table_page import load_table
 from scoring.tests.utils import assign_referee
 from tests.snapshots import changes, snapshot
 from tournaments.draw import make as draw_make
@@ -298,19 +299,30 @@ SCENARIOS = {
         lambda c: draw_make.undo_draw(event=Event.objects.get(tournament__slug=NANTONG)),
         "tournaments.models.Event.bump_version",
     ),
-    "record a deal: after the event row": Scenario(
-        _nothing,
-        lambda c: record_event(
-            table=tables_of(first_tie())[0], event={"order": list("AABB")}, key="k"
-        ),
-        "scoring.services.common.save_state",
-    ),
     "record a deal: after the table's new state": Scenario(
         _nothing,
         lambda c: record_event(
             table=tables_of(first_tie())[0], event={"order": list("AABB")}, key="k"
         ),
+        "scoring.services.tables.insert",
+    ),
+    "record a deal: after the event row": Scenario(
+        _nothing,
+        lambda c: record_event(
+            table=tables_of(first_tie())[0], event={"order": list("AABB")}, key="k"
+        ),
         "scoring.services.common.audit",
+    ),
+    # A page's deal on the version it loaded: its row saved if still at that version.
+    "record a deal on the page's version: after the table's new state": Scenario(
+        _nothing,
+        lambda c: record_event(
+            table=load_table(TableMatch.objects, pk=tables_of(first_tie())[0].pk),
+            event={"order": list("AABB")},
+            key="k",
+            expected_version=0,
+        ),
+        "scoring.services.tables.insert",
     ),
     "undo: after the event is marked undone": Scenario(
         lambda c: {

@@ -46,6 +46,7 @@ from tournaments.models import (
     Match,
     Official,
     Player,
+    SheetBuild,
     Tournament,
     Unit,
     Venue,
@@ -303,6 +304,8 @@ ARGS: dict[str, Callable] = {
     "documents:bracket-pdf": _nantong_event,
     "documents:bracket-png": _nantong_event,
     "documents:scoresheets-pdf": _nantong_event,
+    "documents:scoresheets": _nantong_event,
+    "documents:scoresheets-file": lambda w: {**_nantong_event(w), "build_id": 0},
     "live:bracket": _nantong_event,
     "live:screen": _nantong_event,
     "scoring:board": _nantong_event,
@@ -422,6 +425,9 @@ PUBLIC = {
     "documents:draw-pdf",
     "documents:bracket-pdf",
     "documents:scoresheets-pdf",
+    # a round's score sheets built in the background: their page, the finished file (below)
+    "documents:scoresheets",
+    "documents:scoresheets-file",
     # the pictures to share: each its PDF's permission (the rows below)
     "documents:results-png",
     "documents:standings-pdf",
@@ -576,6 +582,31 @@ def _forged_code(w):
     _players_enter(w)
     _number, day, signature = players.make_code(fresh(w.table)).split("-")
     return {"code": f"{w.sport_table.pk}-{day}-{signature}"}
+
+
+def _sheets(w, players_links: bool) -> dict:
+    """A finished build of the event's score sheets (its file a stand-in)."""
+    if players_links:
+        _players_enter(w)
+    build = SheetBuild.objects.create(
+        event=w.event,
+        players_links=players_links,
+        language="zh-hans",
+        base_url="http://testserver",
+        made_on=timezone.localdate(),
+        version=fresh(w.event).version,
+        state=SheetBuild.State.DONE,
+        pdf=b"%PDF-1.4 sheets",
+    )
+    return {"build_id": build.pk}
+
+
+def _officials_sheets(w):
+    return _sheets(w, players_links=True)
+
+
+def _public_sheets(w):
+    return _sheets(w, players_links=False)
 
 
 def _called(w):
@@ -1276,6 +1307,17 @@ MATRIX: list[Row] = [
     ),
     # 桌卡 carry the players' links: every official of the tournament, nobody else.
     Row("GET", "documents:tablecards-pdf", "login 403 403 403 ok ok ok ok ok"),
+    # A round's score sheets: the page builds each reader's own copy; the officials' copy
+    # (the players' links) is a file for them alone, unknown to everyone else.
+    Row("GET", "documents:scoresheets", EVERYONE),
+    Row(
+        "GET",
+        "documents:scoresheets-file",
+        "404 404 404 404 ok ok ok ok ok",
+        prepare=_officials_sheets,
+        note="the officials' copy",
+    ),
+    Row("GET", "documents:scoresheets-file", EVERYONE, prepare=_public_sheets),
     # ----------------------------------------------------------------- the players' link
     # Anyone holding a table's code, with or without a login, enters that table (issue 25);
     # every staff URL refuses such a phone (test_the_players_link_opens_no_staff_url).

@@ -18,10 +18,11 @@ from django.contrib.auth import get_user_model
 from django.core import checks
 from django.test import Client
 from django.utils import timezone
+from gunicorn.config import Config
 
 from guandan_cup import proxies
 from guandan_cup.accounts import client_ip
-from guandan_cup.checks import check_trusted_proxies
+from guandan_cup.checks import check_proxy_is_named, check_trusted_proxies
 
 User = get_user_model()
 PASSWORD = "Guandan-Cup-2014"
@@ -127,6 +128,55 @@ def test_rotating_the_header_does_not_reset_the_lockout(behind_a_proxy, referee)
     assert response.status_code == 429
 
 
+@pytest.fixture
+def proxy_named_nowhere(settings):
+    """Proxy mode (SECURE_PROXY_SSL_HEADER_ENABLED=1) with TRUSTED_PROXIES at its default."""
+    settings.PROXY_COUNT = 1
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    assert settings.TRUSTED_PROXIES == []  # the default: no proxy, not even loopback
+    return settings
+
+
+def test_a_local_client_rotating_the_header_is_locked_out_at_the_limit(
+    proxy_named_nowhere, referee
+):
+    """The fault run: loopback was trusted by default, so anyone on the host (or anything a
+    loopback port forwards) chose a new address for every attempt."""
+    for n in range(settings.AXES_FAILURE_LIMIT):
+        response = log_in(
+            "zhouling", "wrong-password", remote="127.0.0.1", forwarded=f"198.51.100.{n}"
+        )
+        assert response.status_code == (200 if n < settings.AXES_FAILURE_LIMIT - 1 else 429)
+    response = log_in("zhouling", PASSWORD, remote="127.0.0.1", forwarded="198.51.100.99")
+    assert response.status_code == 429
+    assert list(AccessAttempt.objects.values_list("ip_address", flat=True)) == ["127.0.0.1"]
+
+
+def test_the_proxy_the_deployment_names_is_believed_and_only_it(rf, settings, referee):
+    settings.PROXY_COUNT = 1
+    settings.TRUSTED_PROXIES = ["172.30.0.10"]  # docker-compose.yml's nginx
+    forwarded = {"HTTP_X_FORWARDED_FOR": "198.51.100.4"}
+    assert client_ip(rf.get("/", REMOTE_ADDR="172.30.0.10", **forwarded)) == "198.51.100.4"
+    assert client_ip(rf.get("/", REMOTE_ADDR="127.0.0.1", **forwarded)) == "127.0.0.1"
+    log_in("zhouling", "wrong-password", remote="172.30.0.10", forwarded="198.51.100.4")
+    assert AccessAttempt.objects.get().ip_address == "198.51.100.4"
+
+
+def test_behind_a_proxy_that_trusted_proxies_does_not_name_the_checks_warn(settings):
+    settings.PROXY_COUNT, settings.TRUSTED_PROXIES = 1, []
+    [warning] = check_proxy_is_named(None)
+    assert warning.level == checks.WARNING and warning.id == "guandan_cup.W001"
+    assert "TRUSTED_PROXIES" in warning.msg and "172.30.0.10" in warning.hint
+    settings.PROXY_COUNT = 0
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    assert [w.id for w in check_proxy_is_named(None)] == ["guandan_cup.W001"]
+    settings.TRUSTED_PROXIES = ["172.30.0.10"]
+    assert check_proxy_is_named(None) == []
+    # Without a proxy (`make run`, or an app server the clients reach directly): nothing.
+    settings.TRUSTED_PROXIES, settings.SECURE_PROXY_SSL_HEADER = [], None
+    assert check_proxy_is_named(None) == []
+
+
 def test_an_entry_of_trusted_proxies_that_is_not_an_address_fails_the_checks(settings):
     settings.TRUSTED_PROXIES = ["127.0.0.1", "172.30.0.0/24", "proxy.local"]
     [error] = check_trusted_proxies(None)
@@ -199,7 +249,8 @@ def test_the_app_publishes_no_port_only_the_proxy_does():
         assert "ports:" not in _service(compose, name)
     # The app believes forwarded addresses from the proxy's fixed address only.
     proxy_address = re.search(r"ipv4_address: ([\d.]+)", proxy).group(1)
-    assert re.search(rf"TRUSTED_PROXIES: \"?{re.escape(proxy_address)}\"?$", web, re.M)
+    for name in ("TRUSTED_PROXIES", "FORWARDED_ALLOW_IPS"):  # the app's, and gunicorn's
+        assert re.search(rf"{name}: \"?{re.escape(proxy_address)}\"?$", web, re.M), name
     # The proxy replaces X-Forwarded-For with the address it saw, never appends to a forged
     # one (its configuration: deploy/nginx/, mounted by the proxy service).
     assert "./deploy/nginx:/etc/nginx/conf.d:ro" in proxy
@@ -212,7 +263,17 @@ def test_gunicorn_listens_on_loopback_unless_told(monkeypatch):
     import runpy
 
     monkeypatch.delenv("GUNICORN_BIND", raising=False)
-    assert runpy.run_path(str(ROOT / "gunicorn.conf.py"))["bind"] == "127.0.0.1:8000"
+    monkeypatch.delenv("FORWARDED_ALLOW_IPS", raising=False)
+    config = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    assert config["bind"] == "127.0.0.1:8000"
+    # …and believes no proxy's X-Forwarded-Proto unless told (gunicorn's own default is
+    # loopback).
+    assert config["forwarded_allow_ips"] == ""
+    gunicorn_config = Config()
+    gunicorn_config.set("forwarded_allow_ips", config["forwarded_allow_ips"])
+    assert gunicorn_config.forwarded_allow_ips == []
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "172.30.0.10")
+    assert runpy.run_path(str(ROOT / "gunicorn.conf.py"))["forwarded_allow_ips"] == "172.30.0.10"
 
 
 @pytest.mark.skipif(not shutil.which("docker-compose"), reason="docker-compose not installed")

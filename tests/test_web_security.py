@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.core.management import call_command
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.urls import URLResolver, get_resolver, reverse
 
 from scoring.models import TableMatch
 from scoring.services.players import make_code
 from tests.test_permissions import PUBLIC
-from tournaments.models import Match, Player, Unit, Venue
+from tournaments.models import Event, Match, Player, Unit, Venue
 from tournaments.ops.demo import play_demo
 
 TEMPLATES = Path(settings.BASE_DIR) / "templates"
@@ -159,11 +159,20 @@ def _public_urls() -> dict[str, list[str]]:
         "documents:bracket-pdf",
         "documents:bracket-png",
         "documents:scoresheets-pdf",
+        "documents:scoresheets",
         "live:bracket",
         "live:bracket-json",
         "live:screen",
     ):
         urls[name] = [reverse(name, args=[NANTONG, *event])]
+    # The public's copy of the score sheets, built as its page builds it.
+    from tournaments.documents import sheets
+
+    guandan = Event.objects.get(tournament__slug=NANTONG, slug="guandan")
+    build = sheets.start(guandan, sheets.reader_of(RequestFactory().get("/"), None, False))
+    urls["documents:scoresheets-file"] = [
+        reverse("documents:scoresheets-file", args=[NANTONG, *event, build.pk])
+    ]
     urls["healthz"] = [reverse("healthz")]
     urls["service-worker"] = [reverse("service-worker")]
     urls["readyz"] = [reverse("readyz")]

@@ -60,7 +60,7 @@ def _schedule(tournament: Tournament) -> list[dict]:
     )
     for rnd in rounds:
         items.append(
-            {"at": rnd.starts_at, "what": f"{rnd.stage.event.name} · {rnd.name}", "where": ""}
+            {"at": rnd.starts_at, "what": f"{rnd.stage.event.name} · {rnd.label}", "where": ""}
         )
     return sorted(items, key=lambda item: item["at"])
 

@@ -5,27 +5,34 @@ saved state, and the event's version announced after a write.
 Nothing is lost or counted twice: every submission carries the phone's idempotency key
 (a resend finds the event already there), every write names the table version it was made
 on (a second device writing on an old page is refused), and the table row is locked
-(SELECT … FOR UPDATE on PostgreSQL) while it is written. The writes call each other and
-these helpers through their modules (``common.audit(…)``), so a test can patch one.
+(SELECT … FOR UPDATE on PostgreSQL) while it is written — or, for a page's deal on the
+version its request loaded, saved only if still at that version (``claimed``,
+``save_version``). The writes call each other and these helpers through their modules
+(``common.audit(…)``), so a test can patch one.
 """
 
 from __future__ import annotations
 
+import logging
 from functools import wraps
 
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from guandan_cup.errors import UserError
 from guandan_cup.inputs import known_user, plain_text
+from guandan_cup.prepared import insert, update_where
 from scoring.engines.board import Words
 from scoring.engines.common import EngineError
 from scoring.engines.scorer import Scorer
 from scoring.models import AuditEntry, TableEvent, TableMatch
 from scoring.selectors import pair_name
+from tournaments.draw import selectors as draw_selectors
 from tournaments.draw import status as day_status
 from tournaments.models import Match, Pair
+
+logger = logging.getLogger(__name__)
 
 
 class TableError(UserError):
@@ -61,22 +68,56 @@ def active_events(table: TableMatch) -> list[TableEvent]:
     return list(table.events.filter(undone_at__isnull=True).order_by("seq"))
 
 
+class Replay:
+    """A table's record replayed once through its engine: the state after it and each
+    event's step, described when a page asks — the whole record for the table's page, only
+    the events just recorded for a deal's answer (``described(start)``)."""
+
+    def __init__(self, table: TableMatch, payloads: list[dict], *, added_from: int | None = None):
+        self.engine = scorer(table)
+        self.names = side_names(table)
+        try:
+            self.steps = list(self.engine.replay_steps(payloads))
+        except EngineError as err:
+            raise TableError(err.code, worded(err.words), event_index=err.event_index) from None
+        self.state = self.steps[-1][2] if self.steps else self.engine.initial()
+        # Where the events the write just recorded start (None: it recorded none), and
+        # whether they are the table's first record (its start).
+        self.added_from = added_from
+        self.began = False
+
+    def prefix(self, count: int) -> Replay:
+        """The record's first ``count`` events, without replaying them again."""
+        shorter = object.__new__(Replay)
+        shorter.engine, shorter.names, shorter.steps = self.engine, self.names, self.steps[:count]
+        shorter.state = shorter.steps[-1][2] if shorter.steps else self.engine.initial()
+        shorter.added_from, shorter.began = None, False
+        return shorter
+
+    def added(self) -> list[Words | str]:
+        """The descriptions of the events the write recorded, in their order."""
+        if self.added_from is None:
+            return []
+        return [text for _p, text in self.described(self.added_from)[self.added_from :]]
+
+    def described(self, start: int = 0) -> list[tuple[dict, Words | str]]:
+        """[(event, description) …] of the record; those before ``start`` are not described
+        (their description is "")."""
+        return [
+            (
+                payload,
+                self.engine.describe(before, payload, after, self.names) if i >= start else "",
+            )
+            for i, (before, payload, after) in enumerate(self.steps)
+        ]
+
+
 def replay_table(table: TableMatch, events: list[dict] | None = None, *, describe_from: int = 0):
     """(state, [(event, description) …]) of a table, from its active events. Events before
     ``describe_from`` are replayed but not described (their description is "")."""
-    engine = scorer(table)
     payloads = [e.payload for e in active_events(table)] if events is None else events
-    names = side_names(table)
-    state = engine.initial()
-    described = []
-    try:
-        for index, (before, payload, after) in enumerate(engine.replay_steps(payloads)):
-            text = engine.describe(before, payload, after, names) if index >= describe_from else ""
-            described.append((payload, text))
-            state = after
-    except EngineError as err:
-        raise TableError(err.code, worded(err.words), event_index=err.event_index) from None
-    return state, described
+    replay = Replay(table, payloads)
+    return replay.state, replay.described(describe_from)
 
 
 def locked(table: TableMatch) -> TableMatch:
@@ -103,6 +144,64 @@ def locked(table: TableMatch) -> TableMatch:
         "home_pair__entry",
         "away_pair__entry",
     ).get(pk=table.pk)
+
+
+class Overtaken(Exception):
+    """Another write saved the table first: a write on a claimed table saved nothing and
+    starts again on the locked row (``claimed``)."""
+
+
+def claimed(table: TableMatch, expected_version: int | None) -> TableMatch | None:
+    """The table as the caller loaded it, to be written without locking its row first: a
+    page's write (``expected_version``) made on the version loaded, with its match, event
+    and pairs in memory. Its save compares that version (``save_version``): if another
+    write came first meanwhile nothing is saved and ``Overtaken`` sends the write back to
+    the locked row, where the version check refuses it or a resend is found. One query
+    fewer than ``locked``, and the row is locked only from its UPDATE to the commit."""
+    if (
+        isinstance(expected_version, bool)
+        or expected_version != table.version
+        or not _related_loaded(table)
+    ):
+        return None
+    table._claimed = True
+    return table
+
+
+def save_version(table: TableMatch, **values) -> None:
+    """Set ``values`` on the table and save them as its next version. A claimed table
+    (``claimed``) is saved only if its row is still at the version read, neither whistled
+    nor voided since (an UPDATE … WHERE version = …): else ``Overtaken``, nothing saved and
+    the table left as it was."""
+    if getattr(table, "_claimed", False):
+        saved = update_where(
+            TableMatch,
+            pk=table.pk,
+            where={
+                "version": table.version,
+                "time_called_at": table.time_called_at,
+                "voided_at": table.voided_at,
+            },
+            values={"version": table.version + 1, **values},
+        )
+        if not saved:
+            raise Overtaken
+        for name, value in values.items():
+            setattr(table, name, value)
+        table.version += 1
+        return
+    for name, value in values.items():
+        setattr(table, name, value)
+    table.save_new_version(*values)
+
+
+def _related_loaded(table: TableMatch) -> bool:
+    """Whether the table's match and both pairs are in memory, with the event and the
+    people ``_people_loaded`` asks for."""
+    return all(
+        TableMatch._meta.get_field(name).is_cached(table)
+        for name in ("match", "home_pair", "away_pair")
+    ) and _people_loaded(table)
 
 
 def _people_loaded(table: TableMatch) -> bool:
@@ -160,6 +259,21 @@ def check_version(table: TableMatch, expected_version: int | None) -> None:
         raise TableError("stale", stale_message(table))
 
 
+def check_pairing_known(match: Match) -> None:
+    """A ruling on a match (维持原结果, 作废重赛) or a correction of its tables needs both of
+    its entries known: refused while a match that feeds it has no result (played on after a
+    correction upstream, or voided and not yet replayed: 本场对阵待定) or a side is empty."""
+    feeder = draw_selectors.undecided_feeder(match)
+    if feeder is not None:
+        raise TableError(
+            "pairing_unknown",
+            _("本场对阵待定：上一场（%(m)s）尚无结果。请待上一场赛完、本场对阵确定后再裁决或更正。")
+            % {"m": f"{feeder.round_label} {feeder}"},
+        )
+    if not match.home_id or not match.away_id:
+        raise TableError("pairing_unknown", _("本场对阵待定，暂不能裁决或更正。"))
+
+
 def stale_message(table: TableMatch) -> str:
     """Who changed the table last and when, for a write made on an older page."""
     last = table.audit.select_related("actor").order_by("-created_at", "-pk").first()
@@ -212,7 +326,7 @@ def audit(
     export), or a text kept as it is."""
     match = match or (table.match if table else None)
     kept = summary.to_json() if isinstance(summary, Words) else None
-    AuditEntry.objects.create(
+    entry = AuditEntry(
         tournament=match.round.stage.event.tournament,
         table=table,
         match=match,
@@ -225,13 +339,15 @@ def audit(
         after=after,
         reason=plain_text(reason, limit=300),
     )
+    insert(entry)  # AuditEntry.objects.create, its SQL made once: every write leaves one
 
 
-def save_state(table: TableMatch, state) -> None:
+def save_state(table: TableMatch, state, **also) -> None:
+    """The replayed ``state`` saved on the table as its next version (with the other
+    fields in ``also``); the tie in progress from its first record."""
     engine = scorer(table)
-    table.state = engine.state_dict(state)
-    table.winner = engine.winner(table.state) or ""
-    table.save_new_version("state", "winner")
+    stored = engine.state_dict(state)
+    save_version(table, state=stored, winner=engine.winner(stored) or "", **also)
     first = table.match.status == Match.Status.PENDING
     if first and Match.objects.filter(pk=table.match_id, status=Match.Status.PENDING).update(
         status=Match.Status.IN_PROGRESS
@@ -253,7 +369,30 @@ def announce_after(write):
         result = atomic(*args, **kwargs)
         table, changed = (result[0], result[2]) if isinstance(result, tuple) else (result, True)
         if changed:
-            table.match.round.stage.event.bump_version()
+            announce(table.match.round.stage.event)
         return result
 
     return wrapper
+
+
+CONNECTION_LOST = (OperationalError, InterfaceError)
+
+
+def announce(event) -> None:
+    """Grow the event's version for a write that has committed (``Event.bump_version``).
+    The write is saved whatever happens here: a database connection lost since the commit
+    is replaced once, and where the database cannot be reached at all the announcement is
+    left to the next change (logged) — a saved write is never answered as a failure.
+    Inside a caller's transaction nothing is committed yet, and an error stands."""
+    try:
+        event.bump_version()
+        return
+    except CONNECTION_LOST:
+        if connection.in_atomic_block:
+            raise
+        logger.warning("The connection was lost after a write; announcing on a new one.")
+        connection.close()
+    try:
+        event.bump_version()
+    except CONNECTION_LOST:
+        logger.exception("A saved write could not be announced: the database is unreachable.")

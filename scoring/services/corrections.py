@@ -43,6 +43,7 @@ def correct_table(
         raise TableError("no_reason", _("更正必须写明原因。"))
     table = common.locked(table)
     common.check_version(table, expected_version)
+    common.check_pairing_known(table.match)  # not while the tie's pairing is 待定
     panel = confirmation.needs_panel(table)
     if panel:
         confirmation.check_panel_correction(table, user, cosigner)

@@ -128,13 +128,15 @@ def forfeit_missing(*, round, user) -> int:
 
 def _flagged_for_ruling(match: Match, reason: str) -> tuple[Match, str]:
     """The flagged match, locked, and the ruling's reason — or TableError without a reason
-    or a flag (a ruling made meanwhile by someone else)."""
+    or a flag (a ruling made meanwhile by someone else), or while who plays it is not known
+    (a match feeding it voided and not yet replayed)."""
     reason = plain_text(reason, limit=300)
     if not reason:
         raise TableError("no_reason", _("请写明裁决理由。"))
     match = Match.objects.select_for_update().select_related("round__stage__event").get(pk=match.pk)
     if not match.needs_review:
         raise TableError("not_flagged", _("这场比赛没有待复核的问题。"))
+    common.check_pairing_known(match)
     return match, reason
 
 
@@ -142,7 +144,8 @@ def _flagged_for_ruling(match: Match, reason: str) -> tuple[Match, str]:
 def keep_with_ruling(*, match: Match, reason: str, user) -> Match:
     """维持原结果: the chief referee keeps a flagged match's result as it was played (a next
     match played before a correction changed who should have been in it) with a ruling and
-    its reason — in the audit and in results.pdf's 仲裁组说明 — and the flag goes."""
+    its reason — in the audit, with the pairing it was made on, and in results.pdf's
+    仲裁组说明 — and the flag goes."""
     match, reason = _flagged_for_ruling(match, reason)
     note = match.review_note
     match.needs_review, match.review_note = False, ""
@@ -154,6 +157,8 @@ def keep_with_ruling(*, match: Match, reason: str, user) -> Match:
         words("维持原结果：%(note)s", note=note),
         match=match,
         reason=reason,
+        before=pairing_of(match),
+        after=pairing_of(match),
     )
     match.round.stage.event.bump_version()
     return match
@@ -164,7 +169,8 @@ def void_and_replay(*, match: Match, reason: str, user) -> Match:
     """作废重赛: the chief referee voids a flagged match (played, or under way, by another
     entry than a correction upstream now sends) and has it played again by the right
     entries on new tables. The voided tables keep their events as the record (nothing is
-    deleted); the ruling and its reason go in the audit and results.pdf's 仲裁组说明;
+    deleted); the ruling and its reason go in the audit (with the pairing voided, and the
+    one that plays again) and results.pdf's 仲裁组说明;
     whatever the match had decided is taken back out of the next matches (those already
     played are flagged in turn)."""
     match, reason = _flagged_for_ruling(match, reason)
@@ -173,6 +179,7 @@ def void_and_replay(*, match: Match, reason: str, user) -> Match:
         if match.status != Match.Status.PENDING
         else words("原对阵%(tie)s", tie=tie_words(match))
     )
+    voided = pairing_of(match)
     TableMatch.objects.filter(match=match).update(
         voided_at=timezone.now(), voided_by=common.known_user(user)
     )
@@ -184,8 +191,24 @@ def void_and_replay(*, match: Match, reason: str, user) -> Match:
         words("作废重赛：%(before)s；改由%(tie)s重赛", before=before, tie=tie_words(match)),
         match=match,
         reason=reason,
+        before=voided,
+        after=pairing_of(match),
     )
     return match
+
+
+def pairing_of(match: Match) -> dict:
+    """The match's two entries as a ruling keeps them (``AuditEntry.pairing``): each side's
+    entry id and name then, or None for a side not known."""
+    return {
+        "pairing": {
+            side: {"id": entry.pk, "name": entry.name} if entry is not None else None
+            for side, entry in (
+                ("home", match.home if match.home_id else None),
+                ("away", match.away if match.away_id else None),
+            )
+        }
+    }
 
 
 def _result_text(match: Match) -> Words | str:

@@ -132,7 +132,7 @@ def call_referee(*, table: TableMatch, side: str, kind: str, note: str = "", key
         words("%(what)s（%(note)s）", what=what, note=note) if note else what,
         by_players=True,
     )
-    table.match.round.stage.event.bump_version()
+    common.announce(table.match.round.stage.event)
     return True
 
 
@@ -150,7 +150,7 @@ def resolve_call(*, call: TableCall, user) -> None:
             "call_resolved",
             words("已处理呼叫：%(why)s", why=common.label_words(TableCall.Kind(call.kind).label)),
         )
-    call.table.match.round.stage.event.bump_version()  # the table's page drops the call
+    common.announce(call.table.match.round.stage.event)  # the table's page drops the call
 
 
 @common.announce_after

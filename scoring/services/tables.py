@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import plain_text
+from guandan_cup.prepared import Prepared, insert
 from scoring.engines.board import NOTHING, THEN, Words, clauses, words
 from scoring.engines.common import EngineError
 from scoring.models import TableEvent, TableMatch
@@ -45,7 +46,12 @@ def ensure_tables_for(matches) -> None:
     have = set(TableMatch.objects.filter(match__in=matches).values_list("match_id", flat=True))
     matches = [m for m in matches if m.pk not in have]
     entry_ids = {m.home_id for m in matches} | {m.away_id for m in matches}
-    pairs = {(p.entry_id, p.number): p for p in Pair.objects.filter(entry_id__in=entry_ids)}
+    pairs = {
+        (entry, number): pk
+        for pk, entry, number in Pair.objects.filter(entry_id__in=entry_ids).values_list(
+            "pk", "entry_id", "number"
+        )
+    }
     rows = []
     initial = {}
     for m in matches:
@@ -58,8 +64,8 @@ def ensure_tables_for(matches) -> None:
             TableMatch(
                 match=m,
                 number=n,
-                home_pair=pairs.get((m.home_id, n)),
-                away_pair=pairs.get((m.away_id, n)),
+                home_pair_id=pairs.get((m.home_id, n)),
+                away_pair_id=pairs.get((m.away_id, n)),
                 table_number=(m.first_table + n - 1) if m.first_table else None,
                 state=initial[event.pk],
             )
@@ -87,14 +93,46 @@ def record_event(
     reason, reported_by = plain_text(reason, limit=200), plain_text(reported_by, limit=100)
     if not key:
         raise TableError("no_key", _("缺少提交标识，请刷新页面后重试。"))
-    table = common.locked(table)
+    how = dict(
+        event=event,
+        user=user,
+        key=key,
+        expected_version=expected_version,
+        reason=reason,
+        reported_by=reported_by,
+        by_players=by_players,
+    )
+    # A page's deal on the table its request loaded is saved if the table is still at that
+    # version; a write that came first sends it to the locked row (common.claimed).
+    claimed = common.claimed(table, expected_version)
+    if claimed is not None:
+        try:
+            return _record_on(claimed, **how)
+        except common.Overtaken:
+            pass
+        finally:
+            claimed._claimed = False
+    return _record_on(common.locked(table), **how)
+
+
+def _record_on(
+    table: TableMatch,
+    *,
+    event: dict,
+    user,
+    key: str,
+    expected_version: int | None,
+    reason: str,
+    reported_by: str,
+    by_players: bool,
+) -> tuple[TableMatch, Words, bool]:
     # Every event of the table in one query: the resend check, the record and the next seq.
-    recorded = list(table.events.order_by("seq"))
-    payloads = [e.payload for e in recorded if e.undone_at is None]
-    existing = next((e for e in recorded if e.key == key), None)
+    recorded = RECORD(table_id=table.pk)
+    payloads = [payload for _seq, _key, payload, undone in recorded if undone is None]
+    existing = next((payload for _seq, k, payload, _undone in recorded if k == key), None)
     if existing is not None:
-        _state, described = common.replay_table(table, payloads)
-        text = next((d for p, d in described if p == existing.payload), NOTHING)
+        table.replay = common.Replay(table, payloads)
+        text = next((d for p, d in table.replay.described() if p == existing), NOTHING)
         return table, text, False
     _refuse_if_stopped(table)
     if table.status != TableMatch.Status.OPEN:
@@ -105,33 +143,36 @@ def record_event(
         payload = engine.normalise(event)
     except EngineError as err:
         raise TableError(err.code, common.worded(err.words)) from None
+    # The record replayed once with the new event; the page that answers the write shows it.
+    replay = common.Replay(table, [*payloads, payload], added_from=len(payloads))
     # Nantong: after the whistle the deal in progress is played out and then time is up
     # (docs/rules.md, the time limit), so the deal recorded after the call brings the
-    # time_up with it.
+    # time_up with it — unless it passes A and wins the match outright.
     follows = engine.after_whistle(payload) if table.time_called_at is not None else []
-    if follows and engine.match_over(common.replay_table(table, payloads + [payload])[0]):
-        follows = []  # a deal that passes A wins the match outright: no time_up after it
-    new = [payload] + follows
-    # The state before is the table's stored replay; only the new events are described.
+    if follows and not engine.match_over(replay.state):
+        replay = common.Replay(table, [*payloads, payload, *follows], added_from=len(payloads))
+    else:
+        follows = []
+    new = [payload, *follows]
     before = table.state
-    state, described = common.replay_table(table, payloads + new, describe_from=len(payloads))
-    seq = (recorded[-1].seq if recorded else 0) + 1
+    # The table's row first: a claimed table that another write overtook saves nothing.
+    started = {} if table.started_at is not None else {"started_at": timezone.now()}
+    common.save_state(table, replay.state, **started)
+    seq = (recorded[-1][0] if recorded else 0) + 1
     for offset, item in enumerate(new):
-        TableEvent.objects.create(
-            table=table,
-            seq=seq + offset,
-            payload=item,
-            key=key if offset == 0 else f"{key}:time",
-            reason=reason[:200],
-            reported_by=reported_by[:100],
-            by_players=by_players,
-            created_by=None if by_players else common.known_user(user),
+        insert(  # TableEvent.objects.create, its SQL made once: every deal makes one
+            TableEvent(
+                table=table,
+                seq=seq + offset,
+                payload=item,
+                key=key if offset == 0 else f"{key}:time",
+                reason=reason[:200],
+                reported_by=reported_by[:100],
+                by_players=by_players,
+                created_by=None if by_players else common.known_user(user),
+            )
         )
-    if table.started_at is None:
-        table.started_at = timezone.now()
-        table.save(update_fields=["started_at"])
-    common.save_state(table, state)
-    text = clauses([d for _p, d in described[len(payloads) :]], THEN)
+    text = clauses(replay.added(), THEN)
     common.audit(
         table,
         user,
@@ -142,7 +183,20 @@ def record_event(
         reason=reason,
         by_players=by_players,
     )
+    replay.began = bool(started)
+    table.replay = replay
     return table, text, True
+
+
+# A table's events as a write reads them, (seq, key, payload, undone) in order: compiled
+# once (every deal reads them).
+RECORD = Prepared(
+    lambda table_id: (
+        TableEvent.objects.filter(table_id=table_id)
+        .order_by("seq")
+        .values_list("seq", "key", "payload", "undone_at")
+    )
+)
 
 
 def _refuse_if_stopped(table: TableMatch) -> None:
@@ -202,15 +256,14 @@ def undo_last(
         )
         item.save(update_fields=["undone_at", "undone_by"])
     before = table.state
-    # What the undone events did, in the words they were recorded with.
-    _state, done = common.replay_table(
-        table, [e.payload for e in events], describe_from=len(events) - len(undo)
-    )
-    state, _described = common.replay_table(table)
-    common.save_state(table, state)
-    what = words(
-        "撤销：%(what)s", what=clauses([d for _p, d in done[len(events) - len(undo) :]], THEN)
-    )
+    # One replay of the record as it was: what the undone events did, in the words they
+    # were recorded with, and the record without them (the page shows it).
+    kept = len(events) - len(undo)
+    record = common.Replay(table, [e.payload for e in events])
+    done = record.described(kept)[kept:]
+    table.replay = record.prefix(kept)
+    common.save_state(table, table.replay.state)
+    what = words("撤销：%(what)s", what=clauses([d for _p, d in done], THEN))
     common.audit(
         table,
         user,

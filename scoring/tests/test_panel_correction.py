@@ -5,9 +5,17 @@ co-signing with their password on the same page — and standing confirmed at on
 
 from __future__ import annotations
 
-import pytest
-from django.contrib.auth import get_user_model
+import datetime as dt
 
+import pytest
+from axes.models import AccessAttempt
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from guandan_cup.passwords import reset_password
 from scoring.models import AuditEntry, TableMatch
 from scoring.services.common import TableError
 from scoring.services.corrections import correct_table
@@ -195,3 +203,108 @@ def test_a_panel_correction_that_turns_a_decided_tie_reopens_it(cast, panel):
     # 1:1 on confirmed tables: the tie plays on, its stopped table with it.
     assert not match.is_decided and (match.home_score, match.away_score) == (1, 1)
     assert fresh(t3).status == TableMatch.Status.OPEN
+
+
+# --------------------------------------------------------------------------- the co-signing's
+# lockout: each wrong co-signing password counts as one failed login, to the login's limit,
+# and reaching it locks the co-signing only (the attack run: locked at the 3rd try once the
+# co-signer had mistyped their own login twice, and then locked out of their own login).
+
+LOCKED = "共同署名已暂时锁定"
+
+
+def _cosign(client, cast, html, member, password):
+    return _post(
+        client,
+        cast,
+        html,
+        action="save",
+        reason="核对记分表",
+        cosigner=str(member.pk),
+        cosigner_password=password,
+    )
+
+
+def _lock_the_cosigning(client, cast, member, html):
+    limit = settings.AXES_FAILURE_LIMIT
+    for n in range(1, limit + 1):
+        response = _cosign(client, cast, html, member, "wrong-password")
+        text = response.content.decode()
+        assert response.status_code == 422, n
+        # Refused on the correction page, the draft and the reason kept, every time.
+        assert _page_state(text)[0] == [{"order": list("BBAA")}, {"time_up": True}], n
+        assert 'value="核对记分表"' in text, n
+        if n < limit:
+            assert "钱委员的密码不对" in text and LOCKED not in text, n
+        else:
+            assert LOCKED in text and "15分钟后再试" in text and "更正尚未保存" in text
+
+
+def _log_in(username, password):
+    client = Client()  # the same address as the correction page's (the test client's)
+    response = client.post(reverse("login"), {"username": username, "password": password})
+    return client, response
+
+
+def test_the_login_limit_of_wrong_cosigning_passwords_locks_the_cosigning_not_the_login(
+    client, cast, panel
+):
+    leader, member = panel
+    _played(cast)
+    client.force_login(leader)
+    html = _corrected_draft(client, cast)
+    before = snapshot()
+    _lock_the_cosigning(client, cast, member, html)
+    assert snapshot() == before and fresh(cast.table).confirmed_by == cast.chief
+    # The co-signer logs in themselves from the same address all the same …
+    own, response = _log_in("qian", PASSWORD)
+    assert response.status_code == 302
+    assert own.get(reverse("accounts-home")).context["user"] == member
+    # … and co-signing stays locked for the cool-off, the right password too.
+    response = _cosign(client, cast, html, member, PASSWORD)
+    assert response.status_code == 422 and LOCKED in response.content.decode()
+    assert snapshot() == before
+    AccessAttempt.objects.update(
+        attempt_time=timezone.now() - settings.AXES_COOLOFF_TIME - dt.timedelta(minutes=1)
+    )
+    assert _cosign(client, cast, html, member, PASSWORD).status_code == 302
+    assert fresh(cast.table).confirmed_by == member
+
+
+def test_wrong_cosigning_passwords_count_no_longer_after_a_right_one(client, cast, panel):
+    """As a login's success clears its failures: a right co-signing password clears the
+    co-signing's, and the co-signer's own mistyped logins never shorten the co-signing's."""
+    leader, member = panel
+    _played(cast)
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        assert _log_in("qian", "mistyped")[1].status_code == 200
+    client.force_login(leader)
+    html = _corrected_draft(client, cast)
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        assert "钱委员的密码不对" in _cosign(client, cast, html, member, "x").content.decode()
+    assert _cosign(client, cast, html, member, PASSWORD).status_code == 302
+    assert not AccessAttempt.objects.filter(username="qian (co-signing)").exists()
+
+
+def test_a_cosigner_locked_out_of_their_login_here_cannot_cosign_from_here(client, cast, panel):
+    leader, member = panel
+    _played(cast)
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        _log_in("qian", "mistyped")
+    client.force_login(leader)
+    html = _corrected_draft(client, cast)
+    before = snapshot()
+    response = _cosign(client, cast, html, member, PASSWORD)
+    assert response.status_code == 422 and LOCKED in response.content.decode()
+    assert snapshot() == before
+
+
+def test_a_password_reset_lifts_the_cosignings_lockout(client, cast, panel):
+    leader, member = panel
+    _played(cast)
+    client.force_login(leader)
+    html = _corrected_draft(client, cast)
+    _lock_the_cosigning(client, cast, member, html)
+    new = reset_password(user=member)
+    assert new.lockouts_lifted == 1
+    assert _cosign(client, cast, html, member, new.password).status_code == 302

@@ -96,6 +96,20 @@ def test_the_table_page_and_the_audit_read_in_english(client, cast):
     assert "升3级：2→5" in html and "double win" not in html
 
 
+def test_the_deal_buttons_name_the_partners_place_in_the_readers_language(client, cast):
+    """Regression: the buttons read "partner2nd" in English, 对家 and 二游 run together."""
+    for language, buttons in (
+        ("zh-hans", ["对家二游", "对家三游", "对家末游"]),
+        ("en", ["partner 2nd", "partner 3rd", "partner last"]),
+    ):
+        for view, who in (("scoring:table", cast.referee), ("scoring:correction", cast.chief)):
+            client.force_login(who)
+            client.cookies["django_language"] = language
+            page = client.get(table_url(view, cast.table)).content.decode()
+            shown = re.findall(r'class="deal-button">([^<]*)</button>', page)
+            assert shown == buttons * 2, (view, shown)
+
+
 def test_an_audit_entry_keeps_its_words_and_is_worded_for_each_reader(cast):
     record_event(table=cast.table, event={"order": list("AABB")}, user=cast.referee, key="k")
     entry = AuditEntry.objects.get(table=cast.table, action="event")
@@ -217,3 +231,25 @@ def test_an_undo_is_audited_as_what_it_took_back(cast):
     assert undone.summary == f"撤销：{home}双上（{away}双下），升3级：2→5"
     with translation.override("en"):
         assert say(undone.said) == f"Undone: {home} double win ({away} double loss), up 3: 2→5"
+
+
+def test_the_early_whistle_names_its_round_in_the_readers_language(client, cast):
+    """Regression: the desk's warning named the round as stored, in Chinese on an English
+    page (“掼蛋 · 1/8决赛 still has 120 minutes …”)."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from scoring.tests.test_table_views import ANHUI
+
+    rnd = cast.foreign_table.match.round  # Anhui's 掼蛋 (150 minutes): its round of 16
+    rnd.starts_at = timezone.now() - dt.timedelta(minutes=30)
+    rnd.save(update_fields=["starts_at"])
+    client.force_login(cast.foreign_chief)
+    client.cookies["django_language"] = "en"
+    whistle = reverse("scoring:whistle", args=[ANHUI, rnd.pk])
+    html = client.post(whistle, {"confirm": "1"}, follow=True).content.decode()
+    with translation.override("en"):
+        label = rnd.label
+    assert rnd.name != label == "Round of 16"
+    assert f"{rnd.stage.event.name} · Round of 16 still has 120 minutes" in html

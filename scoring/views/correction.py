@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 
 from django.contrib import messages
-from django.contrib.auth import authenticate
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
@@ -21,6 +20,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
+from guandan_cup import throttle
 from guandan_cup.inputs import INT, whole_number
 from scoring import entries
 from scoring.engines.common import FORFEIT_REASONS, sides_swapped
@@ -95,9 +95,20 @@ def _edited(draft: list[dict], post, engine) -> list[dict]:
     return [*draft[:index], payload, *draft[index + 1 :]]
 
 
+def _locked(cosigner) -> TableError:
+    """Too many wrong co-signing passwords for this person from here: refused for the
+    cool-off, on this page with the draft kept (their own login is not locked)."""
+    return TableError(
+        "cosigner_locked",
+        _("%(name)s的密码输错次数过多，共同署名已暂时锁定，请%(minutes)s分钟后再试；更正尚未保存。")
+        % {"name": common.person_name(cosigner), "minutes": throttle.lockout_minutes()},
+    )
+
+
 def _cosigner(request, table: TableMatch):
     """The second panel member who co-signs the correction, their password checked here
-    (and throttled as a login is); the service checks that both sit on the panel."""
+    (each wrong one counted as a failed login, to the login's limit, but locking only the
+    co-signing); the service checks that both sit on the panel."""
     tournament = table.match.round.stage.event.tournament
     if not confirmation.is_panel(request.user, tournament):
         return None  # refused by the service, saying why; no password is tried
@@ -114,22 +125,21 @@ def _cosigner(request, table: TableMatch):
             "no_password",
             _("请由%(name)s输入本人的登录密码共同署名。") % {"name": common.person_name(cosigner)},
         )
-    checked = authenticate(request, username=cosigner.get_username(), password=password)
-    if getattr(request, "axes_locked_out", False):
-        # Too many wrong passwords for this person from here: refused as a login would be
-        # (django-axes counts each), but on this page with the draft kept, not the lockout
-        # page.
-        request.axes_locked_out = False
-        raise TableError(
-            "cosigner_locked",
-            _("%(name)s的密码输错次数过多，请稍后再试。") % {"name": common.person_name(cosigner)},
-        )
-    if checked is None or checked.pk != cosigner.pk:
+    # Not authenticate(): django-axes would count a wrong password as a failed login of the
+    # co-signer's own name, and the lockout would keep them from logging in here. The
+    # co-signing is counted under a name of its own, to the same limit (guandan_cup.throttle).
+    if throttle.cosigning_locked(request, cosigner):
+        throttle.cosigning_failed(request, cosigner)  # counted, as a login during a lockout is
+        raise _locked(cosigner)
+    if not cosigner.check_password(password):
+        if throttle.cosigning_failed(request, cosigner):
+            raise _locked(cosigner)
         raise TableError(
             "wrong_password",
             _("%(name)s的密码不对，未能共同署名；更正尚未保存。")
             % {"name": common.person_name(cosigner)},
         )
+    throttle.cosigning_passed(request, cosigner)
     return cosigner
 
 

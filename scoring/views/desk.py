@@ -26,11 +26,11 @@ from scoring.selectors import (
     pair_name,
     refereed_by,
     rounds_in_play,
+    ruled_tie_name,
     show_boards,
     table_heading,
     table_state,
     tables_by_match,
-    tie_name,
 )
 from scoring.services import common
 from scoring.services.common import TableError
@@ -219,7 +219,7 @@ def whistle(request: HttpRequest, slug: str, round_id: int) -> HttpResponse:
         messages.warning(
             request,
             _("%(round)s距规定的比赛时间还有%(n)s分钟。确定要提前鸣哨吗？")
-            % {"round": f"{rnd.stage.event.name} · {rnd.name}", "n": left},
+            % {"round": f"{rnd.stage.event.name} · {rnd.label}", "n": left},
         )
         return redirect(f"{reverse('scoring:desk', args=[slug])}?early={rnd.pk}#round-{rnd.pk}")
     called = call_time(round=rnd, user=request.user)
@@ -344,7 +344,7 @@ def audit_page(request: HttpRequest, slug: str) -> HttpResponse:
             entry.table.match = entry.match if entry.match_id == entry.table.match_id else None
             entry.subject = table_heading(entry.table) if entry.table.match else ""
         elif entry.match_id:
-            entry.subject = f"{entry.match.round_label} · {tie_name(entry.match)}"
+            entry.subject = f"{entry.match.round_label} · {ruled_tie_name(entry)}"
         else:
             entry.subject = ""
     return render(request, "scoring/audit.html", {"tournament": tournament, "entries": entries})

@@ -25,6 +25,7 @@ from scoring.services import confirmation, players, tables
 from scoring.services.common import TableError, worded
 from scoring.table_page import (
     ACTIONS,
+    Done,
     action_urls,
     answer,
     load_table,
@@ -139,15 +140,15 @@ def player_action(view):
             request,
             table,
             write,
-            lambda **words: _context(request, table, found, code, **words),
+            lambda shown, **words: _context(request, shown, found, code, **words),
             reverse("scoring:play-table", args=[code]),
         )
 
     return wrapper
 
 
-def _recorded(request, table, entry: entries.Entry) -> str:
-    _table, text, created = tables.record_event(
+def _recorded(request, table, entry: entries.Entry) -> Done:
+    written, text, created = tables.record_event(
         table=table,
         event=entry.payload,
         key=request.POST.get("key", ""),
@@ -155,7 +156,7 @@ def _recorded(request, table, entry: entries.Entry) -> str:
         by_players=True,
     )
     said = worded(text)
-    return said if created else _("（已记录过，未重复记录）") + said
+    return Done(said if created else _("（已记录过，未重复记录）") + said, written)
 
 
 def _engine(table):
@@ -189,8 +190,8 @@ def record_time_up(request, table):
 
 @player_action
 def undo(request, table):
-    tables.undo_last(table=table, expected_version=page_version(request), by_players=True)
-    return _("已撤销上一条记录。")
+    written = tables.undo_last(table=table, expected_version=page_version(request), by_players=True)
+    return Done(_("已撤销上一条记录。"), written)
 
 
 @player_action
@@ -198,21 +199,23 @@ def submit(request, table):
     side = request.POST.get("side", "")
     if side not in ("A", "B"):
         raise TableError("invalid_side", _("请选择是哪一方提交结果。"))
-    tables.submit_table(table=table, expected_version=page_version(request), side=side)
-    return _("结果已提交：请交给对方（%(other)s方）核对并确认。") % {
-        "other": confirmation.other_side(side)
-    }
+    written = tables.submit_table(table=table, expected_version=page_version(request), side=side)
+    return Done(
+        _("结果已提交：请交给对方（%(other)s方）核对并确认。")
+        % {"other": confirmation.other_side(side)},
+        written,
+    )
 
 
 @player_action
 def confirm(request, table):
-    tables.confirm_table(
+    written = tables.confirm_table(
         table=table,
         user=None,
         expected_version=page_version(request),
         side=request.POST.get("side", ""),
     )
-    return _("结果已确认。")
+    return Done(_("结果已确认。"), written)
 
 
 @player_action

@@ -22,27 +22,34 @@ from django.views.decorators.http import require_POST, require_safe
 from scoring import entries
 from scoring.engines.common import FORFEIT_REASONS
 from scoring.models import Report, TableMatch
+from scoring.selectors import table_roles
 from scoring.services import confirmation, corrections, players, reports, tables
 from scoring.services.common import TableError, worded
 from scoring.table_page import (
     ACTIONS,
     STAFF_ACTIONS,
+    Done,
     action_urls,
     answer,
     load_table,
     page_version,
     table_page_data,
 )
-from tournaments.access import can_enter_table, check_not_hidden, is_chief
+from tournaments.access import can_enter_table, check_not_hidden
 from tournaments.live.http import POLL_SECONDS, live_response
 from tournaments.models import Tournament
 
 
-def _table(slug: str, event_slug: str, table_id: int, request) -> TableMatch:
+def _table(
+    slug: str, event_slug: str, table_id: int, request, *, write: bool = False
+) -> TableMatch:
     """The table with everything its page shows, in two small queries (a referee's every
-    tap reads it); drafts only for staff."""
+    tap reads it) — for a ``write``, with what the user may do at it and what the page
+    shows beside the record; drafts only for staff."""
     table = load_table(
         TableMatch.objects,
+        user=request.user if write else None,
+        counts=write,
         pk=table_id,
         match__round__stage__event__tournament__slug=slug,
         match__round__stage__event__slug=event_slug,
@@ -56,6 +63,7 @@ def _context(
     table: TableMatch,
     *,
     chief: bool | None = None,
+    can_enter: bool | None = None,
     flash: str = "",
     problem: str = "",
     kept: dict | None = None,
@@ -65,10 +73,8 @@ def _context(
     forfeit reasons in the reader's language, the poll and the QR code's address."""
     event = table.match.round.stage.event
     return {
-        **table_page_data(table, request.user, chief=chief),
-        "urls": action_urls(
-            "scoring:", [event.tournament.slug, event.slug, table.pk], ACTIONS + STAFF_ACTIONS
-        ),
+        **table_page_data(table, request.user, chief=chief, can_enter=can_enter),
+        "urls": _urls(table),
         "key": uuid.uuid4().hex,
         "flash": flash,
         "problem": problem,
@@ -78,6 +84,13 @@ def _context(
         "qr_url": reverse("scoring:table-qr", args=[event.tournament.slug, event.slug, table.pk]),
         "poll_seconds": POLL_SECONDS,
     }
+
+
+def _urls(table: TableMatch) -> dict[str, str]:
+    event = table.match.round.stage.event
+    return action_urls(
+        "scoring:", [event.tournament.slug, event.slug, table.pk], ACTIONS + STAFF_ACTIONS
+    )
 
 
 @require_safe
@@ -165,20 +178,21 @@ def may_press_confirm(user, table, chief: bool) -> bool:
 
 def referee_action(*, chief_only: bool = False, allow=None):
     """Login, the table (404 if not in this event), 403 unless the user may enter it (or
-    ``allow(user, table, chief)`` says so), POST only; the view returns (flash message) or
-    raises TableError; the page is re-rendered."""
+    ``allow(user, table, chief)`` says so), POST only; the view returns a flash message or
+    what it wrote (``Done``), or raises TableError; the page is rendered again from what
+    the write left (``answer``)."""
 
     def decorate(view):
         @login_required
         @require_POST
         @wraps(view)
         def wrapper(request, slug, event_slug, table_id, **kwargs):
-            table = _table(slug, event_slug, table_id, request)
-            chief = is_chief(request.user, table.match.round.stage.event.tournament)
+            table = _table(slug, event_slug, table_id, request, write=True)
+            chief, enters = table_roles(request.user, table)
             if allow is not None:
                 allowed = allow(request.user, table, chief)
             else:
-                allowed = chief if chief_only else can_enter_table(request.user, table, chief=chief)
+                allowed = chief if chief_only else enters
             if not allowed:
                 raise PermissionDenied("Not your table.")
             from_desk = request.POST.get("back") == "desk"
@@ -186,12 +200,16 @@ def referee_action(*, chief_only: bool = False, allow=None):
                 request,
                 table,
                 lambda: view(request, table, **kwargs),
-                lambda **words: _context(request, table, chief=chief, **words),
+                lambda shown, **words: _context(
+                    request, shown, chief=chief, can_enter=enters, **words
+                ),
                 # The desk's own buttons (锁定) come back to the desk.
                 reverse("scoring:desk", args=[slug])
                 if from_desk
                 else reverse("scoring:table", args=[slug, event_slug, table.pk]),
                 again_here=not from_desk,
+                # The chief's panel (its audit) changes with every write: answered whole.
+                in_part=None if chief else lambda: _urls(table),
             )
 
         return wrapper
@@ -199,10 +217,15 @@ def referee_action(*, chief_only: bool = False, allow=None):
     return decorate
 
 
-def _record(request, table, event: dict, *, reason: str = "", reported_by: str = "") -> str:
+def _record(
+    request, table, event: dict, *, reason: str = "", reported_by: str = "", part: bool = False
+) -> Done:
     """Record ``event`` on the table with the phone's key and page version: the one way
-    the referee pages record an event. The flash says so when it was a resend."""
-    _table, text, created = tables.record_event(
+    the referee pages record an event. The flash says so when it was a resend. ``part``:
+    what it changes on the page is the board and the record (a deal from the deal pad), so
+    it may be answered in part (``scoring.table_page.answered_in_part``); a game or a point
+    changes its sport's own entry form and a penalty its form, answered whole."""
+    written, text, created = tables.record_event(
         table=table,
         event=event,
         user=request.user,
@@ -212,12 +235,19 @@ def _record(request, table, event: dict, *, reason: str = "", reported_by: str =
         reported_by=reported_by,
     )
     said = worded(text)
-    return said if created else _("（已记录过，未重复记录）") + said
+    if not created:
+        return Done(_("（已记录过，未重复记录）") + said, written)
+    return Done(said, written, part=part, same_counts=True)
 
 
-def _recorded(request, table, entry: entries.Entry) -> str:
+def _recorded(request, table, entry: entries.Entry, *, part: bool = False) -> Done:
     return _record(
-        request, table, entry.payload, reason=entry.reason, reported_by=entry.reported_by
+        request,
+        table,
+        entry.payload,
+        reason=entry.reason,
+        reported_by=entry.reported_by,
+        part=part,
     )
 
 
@@ -227,7 +257,7 @@ def _engine(table):
 
 @referee_action()
 def record_deal(request, table):
-    return _recorded(request, table, entries.deal(request.POST, _engine(table)))
+    return _recorded(request, table, entries.deal(request.POST, _engine(table)), part=True)
 
 
 @referee_action()
@@ -261,8 +291,10 @@ def record_penalty(request, table):
 @referee_action()
 def start(request, table):
     """开始: the table's clock starts now (rule sets whose time limit counts from it)."""
-    tables.start_table(table=table, user=request.user, expected_version=page_version(request))
-    return _("已宣布开始，开始计时。")
+    written = tables.start_table(
+        table=table, user=request.user, expected_version=page_version(request)
+    )
+    return Done(_("已宣布开始，开始计时。"), written)
 
 
 @referee_action()
@@ -280,14 +312,18 @@ def record_forfeit(request, table):
 
 @referee_action()
 def undo(request, table):
-    tables.undo_last(table=table, user=request.user, expected_version=page_version(request))
-    return _("已撤销上一条记录。")
+    written = tables.undo_last(
+        table=table, user=request.user, expected_version=page_version(request)
+    )
+    return Done(_("已撤销上一条记录。"), written)
 
 
 @referee_action()
 def submit(request, table):
-    tables.submit_table(table=table, user=request.user, expected_version=page_version(request))
-    return _("结果已提交，等待确认。")
+    written = tables.submit_table(
+        table=table, user=request.user, expected_version=page_version(request)
+    )
+    return Done(_("结果已提交，等待确认。"), written)
 
 
 @referee_action()
@@ -307,13 +343,13 @@ def report(request, table):
 @referee_action(allow=may_press_confirm)
 def confirm(request, table):
     side = request.POST.get("opponents", "")
-    tables.confirm_table(
+    written = tables.confirm_table(
         table=table,
         user=request.user,
         expected_version=page_version(request),
         opponents=side if side in ("A", "B") else "",
     )
-    return _("结果已确认。")
+    return Done(_("结果已确认。"), written)
 
 
 @referee_action(chief_only=True)
@@ -330,14 +366,14 @@ def rule_report(request, table, report_id: int):
 @referee_action(chief_only=True)
 def report_deduction(request, table):
     entries.needs(_engine(table), "penalty")
-    reports.apply_report_deduction(
+    written = reports.apply_report_deduction(
         table=table,
         team=request.POST.get("team", ""),
         user=request.user,
         key=request.POST.get("key", ""),
         expected_version=page_version(request),
     )
-    return _("已按三次举报属实扣级。")
+    return Done(_("已按三次举报属实扣级。"), written)
 
 
 @referee_action(chief_only=True)
@@ -349,14 +385,14 @@ def correct(request, table):
         raise TableError("invalid_json", _("更正的记录格式不对（须为JSON列表）。")) from None
     if not isinstance(events, list):
         raise TableError("invalid_json", _("更正的记录格式不对（须为JSON列表）。"))
-    corrections.correct_table(
+    written = corrections.correct_table(
         table=table,
         events=events,
         reason=request.POST.get("reason", ""),
         user=request.user,
         expected_version=version,
     )
-    return _("记录已更正。")
+    return Done(_("记录已更正。"), written)
 
 
 @referee_action()
@@ -373,12 +409,12 @@ def resolve_call(request, table):
 
 @referee_action()
 def reopen(request, table):
-    players.reopen(table=table, user=request.user, expected_version=page_version(request))
-    return _("已退回重录：请撤销或补录后重新提交，再确认结果。")
+    written = players.reopen(table=table, user=request.user, expected_version=page_version(request))
+    return Done(_("已退回重录：请撤销或补录后重新提交，再确认结果。"), written)
 
 
 @referee_action(chief_only=True)
 def lock(request, table):
     locked = request.POST.get("locked") != "0"
-    players.set_lock(table=table, user=request.user, locked=locked)
-    return _("已锁定：选手扫码不能再录入这一台。") if locked else _("已解除锁定。")
+    written = players.set_lock(table=table, user=request.user, locked=locked)
+    return Done(_("已锁定：选手扫码不能再录入这一台。") if locked else _("已解除锁定。"), written)

@@ -45,8 +45,49 @@
     holder.innerHTML = html.trim();
     var fresh = holder.querySelector(panelSelector) || holder.firstElementChild;
     if (!fresh) { return; }
+    if (fresh.dataset.follows !== undefined) {
+      // A deal answered in part (scoring/deal_answer.html): only what it changed.
+      if (!update(panel, fresh)) { reload(panel, fresh.dataset.version); }
+      return;
+    }
     panel.replaceWith(fresh);
     if (window.htmx) { window.htmx.process(fresh); }
+  }
+
+  // Put a deal's parts in place of the page's own — the message, the calls, the board, the
+  // reports' count — add the record's new lines and take the new version. Only on the page
+  // it follows (the version before the deal): false for any other, which loads its panel.
+  function update(panel, fresh) {
+    var parts = Array.prototype.slice.call(fresh.querySelectorAll("[data-part]"));
+    var added = fresh.querySelector("[data-added]");
+    var list = panel.querySelector(".history-list");
+    if (panel.dataset.version !== fresh.dataset.follows || (added && !list)) { return false; }
+    if (parts.some(function (part) { return !panel.querySelector("#" + part.id); })) { return false; }
+    parts.forEach(function (part) {
+      panel.querySelector("#" + part.id).replaceWith(part);
+      if (window.htmx) { window.htmx.process(part); }
+    });
+    if (added) { list.prepend.apply(list, Array.prototype.slice.call(added.children)); }
+    // As the whole panel comes after a deal: its forms as rendered, its folded parts shut.
+    panel.querySelectorAll("form").forEach(function (form) { form.reset(); });
+    panel.querySelectorAll("details[open]").forEach(function (folded) { folded.open = false; });
+    panel.dataset.version = fresh.dataset.version;
+    panel.dataset.over = fresh.dataset.over;
+    panel.querySelectorAll("input[name=version]").forEach(function (input) {
+      input.value = fresh.dataset.version;
+    });
+    return true;
+  }
+
+  // The panel as the server has it now (the page's own address answers htmx with it).
+  function reload(panel, version) {
+    panel.dataset.version = version;  // the taps still waiting follow the deal just made
+    window.fetch(window.location.pathname, {
+      credentials: "same-origin",
+      headers: { "HX-Request": "true" }
+    }).then(function (response) {
+      return response.ok ? response.text().then(swap) : null;
+    }).catch(function () { /* offline: the next answer brings the panel */ });
   }
 
   function csrf() {

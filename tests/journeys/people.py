@@ -22,6 +22,8 @@ from openpyxl import load_workbook
 from playwright.sync_api import expect
 from pypdf import PdfReader
 
+from tests.journeys.words import CHINESE, SWITCH, say
+
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
@@ -56,6 +58,15 @@ def desktop(browser):
     return browser.new_context(viewport=DESKTOP, service_workers="block").new_page()
 
 
+def switch_language(page, lang: str) -> None:
+    """The header's language switch: the button named in ``lang``, on the page one is on;
+    the page comes back in that language (the cookie it sets keeps it so)."""
+    page.locator(".lang-switch").get_by_role("button", name=SWITCH[lang], exact=True).click()
+    page.wait_for_load_state()
+    html = "zh-CN" if lang == CHINESE else lang
+    expect(page.locator("html")).to_have_attribute("lang", html)
+
+
 # --------------------------------------------------------------------------- logging in
 def first_organiser(settings, tmp_path) -> tuple[str, str]:
     """The README's one command outside the pages: ``manage.py ensure_organiser``, which
@@ -68,8 +79,11 @@ def first_organiser(settings, tmp_path) -> tuple[str, str]:
     return found.group(1), found.group(2)
 
 
-def log_in(page, base: str, username: str, password: str = PASSWORD) -> None:
+def log_in(page, base: str, username: str, password: str = PASSWORD, lang: str = CHINESE) -> None:
+    """The login page, switched to ``lang`` first if it is not Chinese."""
     page.goto(f"{base}/accounts/login/")
+    if lang != CHINESE:
+        switch_language(page, lang)
     page.fill("#id_username", username)
     page.fill("#id_password", password)
     page.locator("main form button[type=submit]").click()
@@ -77,18 +91,21 @@ def log_in(page, base: str, username: str, password: str = PASSWORD) -> None:
     expect(page.locator("#id_password")).to_have_count(0)
 
 
-def redeem_link(page, url: str) -> None:
-    """A referee opens the one-time link on their phone and taps 登录."""
+def redeem_link(page, url: str, lang: str = CHINESE) -> None:
+    """A referee opens the one-time link on their phone (switching the page to ``lang``
+    first, if it is not Chinese) and taps 登录."""
     page.goto(url)
+    if lang != CHINESE:
+        switch_language(page, lang)
     page.locator("main form button[type=submit]").click()
     page.wait_for_load_state()
 
 
 # --------------------------------------------------------------------------- set-up
-def new_tournament(page, base: str, **fields) -> str:
+def new_tournament(page, base: str, lang: str = CHINESE, **fields) -> str:
     """新建比赛 from the tournaments list; answers the tournament's slug."""
     page.goto(f"{base}/")
-    page.get_by_role("link", name="新建比赛").click()
+    page.get_by_role("link", name=say("新建比赛", lang)).click()
     for name, value in fields.items():
         locator = page.locator(f"#id_{name}")
         if locator.evaluate("e => e.tagName") == "SELECT":
@@ -97,20 +114,21 @@ def new_tournament(page, base: str, **fields) -> str:
             locator.set_checked(bool(value))
         else:
             locator.fill(value)
-    page.get_by_role("button", name="创建比赛").click()
-    expect(page.locator("body")).to_contain_text(f"已新建比赛“{fields['name']}”（草稿）")
+    page.get_by_role("button", name=say("创建比赛", lang)).click()
+    created = say("已新建比赛“{name}”（草稿）", lang, name=fields["name"])
+    expect(page.locator("body")).to_contain_text(created)
     return fields["slug"]
 
 
-def add_venue(page, name: str, tables: int) -> None:
+def add_venue(page, name: str, tables: int, lang: str = CHINESE) -> None:
     """On 场地与桌数 (where 新建比赛 leads)."""
     page.fill("#id_name", name)
     page.fill("#id_tables", str(tables))
-    page.get_by_role("button", name="添加").click()
+    page.get_by_role("button", name=say("添加", lang)).click()
     expect(page.locator("main")).to_contain_text(name)
 
 
-def add_event(page, base: str, tournament: str, **fields) -> None:
+def add_event(page, base: str, tournament: str, lang: str = CHINESE, **fields) -> None:
     page.goto(f"{base}/t/{tournament}/manage/events/new/")
     for name, value in fields.items():
         locator = page.locator(f"#id_{name}")
@@ -120,16 +138,18 @@ def add_event(page, base: str, tournament: str, **fields) -> None:
             locator.set_checked(bool(value))
         else:
             locator.fill(str(value))
-    page.get_by_role("button", name="保存").click()
+    page.get_by_role("button", name=say("保存", lang)).click()
     expect(page.locator("main")).to_contain_text(fields["name"])
 
 
-def add_units(page, base: str, slug: str, names, kind: str = "union_group") -> None:
+def add_units(
+    page, base: str, slug: str, names, kind: str = "union_group", lang: str = CHINESE
+) -> None:
     page.goto(f"{base}/t/{slug}/manage/units/")
     for name in names:
         page.fill("#id_name", name)
         page.locator("#id_kind").select_option(kind)
-        page.get_by_role("button", name="添加", exact=True).click()
+        page.get_by_role("button", name=say("添加", lang), exact=True).click()
         expect(page.locator(".unit-list")).to_contain_text(name)
 
 
@@ -143,48 +163,52 @@ def add_joint_team(page, base: str, slug: str, name: str, members) -> None:
     expect(page.locator(".unit-list")).to_contain_text(f"{name} 联队：{'、'.join(members)}")
 
 
-def add_leader(page, base: str, slug: str, unit: str, username: str) -> None:
+def add_leader(page, base: str, slug: str, unit: str, username: str, lang: str = CHINESE) -> None:
     """新建领队账号 on the units page, for one unit."""
     page.goto(f"{base}/t/{slug}/manage/units/")
     card = page.locator(".unit-list > li").filter(
         has=page.locator("strong", has_text=re.compile(f"^{re.escape(unit)}$"))
     )
-    card.locator("summary", has_text="新建带密码的领队账号").click()
+    card.locator("summary", has_text=say("新建带密码的领队账号", lang)).click()
     card.locator("input[name=username]").fill(username)
     card.locator("input[name=password]").fill(PASSWORD)
-    card.get_by_role("button", name="创建").click()
+    card.get_by_role("button", name=say("创建", lang)).click()
     card = page.locator(".unit-list > li").filter(
         has=page.locator("strong", has_text=re.compile(f"^{re.escape(unit)}$"))
     )
-    expect(card).to_contain_text(f"领队账号：{username}")
+    expect(card).to_contain_text(say("领队账号：{username}", lang, username=username))
 
 
-def add_official(page, base: str, slug: str, name: str, role: str, username: str = "") -> None:
+def add_official(
+    page, base: str, slug: str, name: str, role: str, username: str = "", lang: str = CHINESE
+) -> None:
     page.goto(f"{base}/t/{slug}/manage/officials/")
     page.fill("#id_name", name)
     page.locator("#id_role").select_option(role)
     if username:
         page.fill("#id_username", username)
         page.fill("#id_password", PASSWORD)
-    page.get_by_role("button", name="添加", exact=True).click()
+    page.get_by_role("button", name=say("添加", lang), exact=True).click()
     expect(page.locator("main")).to_contain_text(name)
 
 
-def set_status(page, base: str, slug: str, button: str, shows: str) -> None:
+def set_status(page, base: str, slug: str, button: str, shows: str, lang: str = CHINESE) -> None:
     """开放报名 / 截止报名 on the dashboard."""
     page.goto(f"{base}/t/{slug}/manage/")
-    page.get_by_role("button", name=button).click()
-    expect(page.locator("main")).to_contain_text(shows)
+    page.get_by_role("button", name=say(button, lang)).click()
+    expect(page.locator("main")).to_contain_text(say(shows, lang))
 
 
 # --------------------------------------------------------------------------- registration
-def leader_registers(page, base: str, slug: str, unit: str, event: str, pairs) -> None:
+def leader_registers(
+    page, base: str, slug: str, unit: str, event: str, pairs, lang: str = CHINESE
+) -> None:
     """A leader, logged in on a phone, opens their unit's page and fills in its pairs:
     ``pairs`` is a list of ((name, unit or ""), (name, unit or "")) per pair."""
     page.goto(f"{base}/t/{slug}/register/")
     if "/units/" not in page.url:  # a leader of one unit goes straight to it
         page.get_by_role("link", name=unit, exact=True).click()
-    expect(page.locator("h1")).to_contain_text(f"{unit} · 报名")
+    expect(page.locator("h1")).to_contain_text(say("{unit} · 报名", lang, unit=unit))
     section = page.locator(f"#event-{event}")
     for number, pair in enumerate(pairs, start=1):
         for seat, (name, member) in enumerate(pair, start=1):
@@ -192,9 +216,9 @@ def leader_registers(page, base: str, slug: str, unit: str, event: str, pairs) -
             section.locator(f"[name={prefix}_name]").fill(name)
             if member:
                 section.locator(f"[name={prefix}_unit]").select_option(member)
-    section.get_by_role("button", name="提交报名").click()
+    section.get_by_role("button", name=say("提交报名", lang)).click()
     section = page.locator(f"#event-{event}")
-    expect(section.locator(".notice-ok")).to_contain_text(f"已为{unit}报名")
+    expect(section.locator(".notice-ok")).to_contain_text(say("已为{unit}报名", lang, unit=unit))
     for pair in pairs:
         for name, member in pair:
             # A joint team's player is shown with the member unit they come from.
@@ -202,33 +226,36 @@ def leader_registers(page, base: str, slug: str, unit: str, event: str, pairs) -
             expect(section.locator(".entry-list")).to_contain_text(shown)
 
 
-def registers_singles(page, base: str, slug: str, unit: str, event: str, names) -> None:
+def registers_singles(
+    page, base: str, slug: str, unit: str, event: str, names, lang: str = CHINESE
+) -> None:
     """A leader on their phone, or the organiser by 代单位报名, enters single players one
     at a time on the unit's page: 新增报名, the player's name, 提交报名."""
     page.goto(f"{base}/t/{slug}/register/")
     if "/units/" not in page.url:  # the organiser (or a leader of several units) picks it
         page.get_by_role("link", name=unit, exact=True).click()
-    expect(page.locator("h1")).to_contain_text(f"{unit} · 报名")
+    expect(page.locator("h1")).to_contain_text(say("{unit} · 报名", lang, unit=unit))
     for name in names:
         section = page.locator(f"#event-{event}")
         add = section.locator("details.add-entry")
         if add.get_attribute("open") is None:
             add.locator("summary").click()
         section.locator(f"[name={event}-s_name]").fill(name)
-        section.get_by_role("button", name="提交报名").click()
+        section.get_by_role("button", name=say("提交报名", lang)).click()
         section = page.locator(f"#event-{event}")
-        expect(section.locator(".notice-ok")).to_contain_text(f"已为{unit}报名")
+        registered = say("已为{unit}报名", lang, unit=unit)
+        expect(section.locator(".notice-ok")).to_contain_text(registered)
         expect(section.locator(".entry-list")).to_contain_text(name)
 
 
-def set_tables(page, base: str, slug: str, venue: str, tables: int) -> None:
+def set_tables(page, base: str, slug: str, venue: str, tables: int, lang: str = CHINESE) -> None:
     """场地 → the hall's 修改 → its number of tables or courts → 保存."""
     page.goto(f"{base}/t/{slug}/manage/")
-    page.locator(".manage-nav").get_by_role("link", name="场地", exact=True).click()
-    page.locator(f"tr[data-venue='{venue}']").get_by_role("link", name="修改").click()
+    page.locator(".manage-nav").get_by_role("link", name=say("场地", lang), exact=True).click()
+    page.locator(f"tr[data-venue='{venue}']").get_by_role("link", name=say("修改", lang)).click()
     page.fill("#id_tables", str(tables))
-    page.get_by_role("button", name="保存").click()
-    expect(page.locator("body")).to_contain_text(f"场地“{venue}”已保存。")
+    page.get_by_role("button", name=say("保存", lang)).click()
+    expect(page.locator("body")).to_contain_text(say("场地“{venue}”已保存。", lang, venue=venue))
     expect(page.locator(f"tr[data-venue='{venue}']")).to_contain_text(str(tables))
 
 
@@ -282,19 +309,21 @@ def import_by_excel(
 
 
 # --------------------------------------------------------------------------- the draw
-def make_draw(page, base: str, slug: str, event: str, event_name: str, lots=None, seed=None):
+def make_draw(
+    page, base: str, slug: str, event: str, event_name: str, lots=None, seed=None, lang=CHINESE
+):
     """The lots drawn at the leaders' meeting typed in on the draw page (``lots``: entry
     name → lot), or the system's random draw with a recorded ``seed``."""
     page.goto(f"{base}/t/{slug}/{event}/draw/")
     if lots:
         page.locator("input[name=method][value=physical]").check()
         for name, lot in lots.items():
-            page.get_by_label(f"{name}的签号", exact=True).fill(str(lot))
+            page.get_by_label(say("{name}的签号", lang, name=name), exact=True).fill(str(lot))
     else:
         page.locator("input[name=method][value=random]").check()
         page.fill("#seed", str(seed))
-    page.get_by_role("button", name="抽签", exact=True).click()
-    expect(page.locator("main")).to_contain_text(f"{event_name}已抽签。")
+    page.get_by_role("button", name=say("抽签", lang), exact=True).click()
+    expect(page.locator("main")).to_contain_text(say("{event}已抽签。", lang, event=event_name))
 
 
 def schedule_with_referees(page, base: str, slug: str, event: str, start: dt.datetime):
@@ -314,15 +343,18 @@ def schedule_with_referees(page, base: str, slug: str, event: str, start: dt.dat
     return assignments
 
 
-def plan_the_day(page, base: str, slug: str, *, day=None, halls=None, minutes=None):
+def plan_the_day(
+    page, base: str, slug: str, *, day=None, halls=None, minutes=None, off_duty=(), lang=CHINESE
+):
     """全天赛程 from the dashboard's 赛程与裁判 step: the day's hours and breaks (``day``:
     field → value, e.g. ``{"当天开始": "09:00"}``), each event's halls (``halls``: event name →
-    {hall: "全部" / "1-2" / ""}) and match lengths (``minutes``: event name → minutes), then
+    {hall: "全部" / "1-2" / ""}), match lengths (``minutes``: event name → minutes) and the
+    officials not there to referee (``off_duty``: their 当天执裁 unticked), then
     排出全天赛程（先预览）. Answers the preview's section, not yet saved."""
     page.goto(f"{base}/t/{slug}/manage/")
     step = page.locator("li.step[data-step=schedule]")
-    step.get_by_role("link", name="全天赛程", exact=True).click()
-    expect(page.get_by_role("heading", name="全天赛程", exact=True)).to_be_visible()
+    step.get_by_role("link", name=say("全天赛程", lang), exact=True).click()
+    expect(page.get_by_role("heading", name=say("全天赛程", lang), exact=True)).to_be_visible()
     form = page.locator("form.day-settings")
     for label, value in (day or {}).items():
         form.locator(".field").filter(has_text=label).locator("input").fill(value)
@@ -332,42 +364,47 @@ def plan_the_day(page, base: str, slug: str, *, day=None, halls=None, minutes=No
     for event, length in (minutes or {}).items():
         row = form.locator("tr").filter(has=page.locator("th", has_text=event))
         row.locator("input[name$=-minutes]").fill(str(length))
-    form.get_by_role("button", name="排出全天赛程（先预览）").click()
+    for name in off_duty:
+        row = form.locator("tr").filter(has=page.locator("th", has_text=name))
+        row.get_by_role("checkbox", name=say("当天执裁", lang)).set_checked(False)
+    form.get_by_role("button", name=say("排出全天赛程（先预览）", lang)).click()
     preview = page.locator("section.day-proposal")
-    expect(preview.get_by_role("heading")).to_have_text("排法预览（尚未保存）")
+    expect(preview.get_by_role("heading")).to_have_text(say("排法预览（尚未保存）", lang))
     return preview
 
 
-def save_the_day(page) -> None:
+def save_the_day(page, lang: str = CHINESE) -> None:
     """保存这个赛程, one tap under the preview; the page says so and checks the day."""
-    page.locator("section.day-proposal").get_by_role("button", name="保存这个赛程").click()
-    expect(page.locator("body")).to_contain_text("全天赛程已保存。")
+    proposal = page.locator("section.day-proposal")
+    proposal.get_by_role("button", name=say("保存这个赛程", lang)).click()
+    expect(page.locator("body")).to_contain_text(say("全天赛程已保存。", lang))
     expect(page.locator("section.day-proposal")).to_have_count(0)
 
 
-def duties_of(page, base: str, slug: str) -> list[tuple[str, str, str]]:
+def duties_of(page, base: str, slug: str, lang: str = CHINESE) -> list[tuple[str, str, str]]:
     """The 场地执裁 line of the official's own 我的台: (hall, from, until) per duty."""
     page.goto(f"{base}/t/{slug}/referee/mine/")
-    expect(page.get_by_role("heading", name=re.compile("^我的台"))).to_be_visible()
+    mine = re.compile("^" + say("我的台", lang))
+    expect(page.get_by_role("heading", name=mine)).to_be_visible()
     line = page.locator("p.duties")
     if not line.count():
         return []
-    text = line.inner_text().split("（")[0].removeprefix("场地执裁：")
+    text = line.inner_text().split(say("（", lang))[0].removeprefix(say("场地执裁：", lang))
     duties = []
-    for part in text.split("；"):
+    for part in text.split(say("；", lang)):
         hall, _, window = part.strip().rpartition(" ")
         start, _, end = window.partition("–")
         duties.append((hall, start, end))
     return duties
 
 
-def issue_link(page, base: str, slug: str, referee: str) -> str:
+def issue_link(page, base: str, slug: str, referee: str, lang: str = CHINESE) -> str:
     """裁判登录二维码: the organiser makes a referee's one-time link; answers its URL."""
     page.goto(f"{base}/t/{slug}/referee/login-links/")
     row = page.locator("tbody tr").filter(has_text=referee)
-    row.get_by_role("button", name="生成二维码").click()
+    row.get_by_role("button", name=say("生成二维码", lang)).click()
     issued = page.locator(".login-link-issued")
-    expect(issued).to_contain_text(f"{referee}的登录二维码")
+    expect(issued).to_contain_text(say("{referee}的登录二维码", lang, referee=referee))
     return issued.locator("p a").first.get_attribute("href")
 
 
@@ -385,11 +422,13 @@ def open_table(page, base: str, slug: str, event: str, home: str, away: str, num
     return sides
 
 
-def open_my_table(page, base: str, slug: str, home: str, away: str, number: int):
+def open_my_table(
+    page, base: str, slug: str, home: str, away: str, number: int, lang: str = CHINESE
+):
     """How a referee reaches a table of their own tie: 我的台 (where their login lands) → the
     tie's table. Answers the tie's two sides, home first, as the list names them."""
     page.goto(f"{base}/t/{slug}/referee/mine/")
-    expect(page.get_by_role("heading", name=re.compile("^我的台"))).to_be_visible()
+    expect(page.get_by_role("heading", name=re.compile("^" + say("我的台", lang)))).to_be_visible()
     cards = page.locator("li.my-table").filter(has_text=f"{home}—{away}")
     link = cards.nth(number - 1).locator("a.my-table-link")
     heading = link.inner_text()
@@ -399,28 +438,53 @@ def open_my_table(page, base: str, slug: str, home: str, away: str, number: int)
     return [side.strip() for side in tie.split("—")]
 
 
-def play_deals(page, count: int, side: int = 0, button: str = "对家二游") -> None:
+def play_deals(
+    page, count: int, side: int = 0, button: str = "对家二游", lang: str = CHINESE
+) -> None:
     """``count`` deals, each one tap: the side (0 the left team) took 上游 and its partner
     finished as ``button`` says."""
     history = page.locator(".history-list li")
     done = history.count()
     for n in range(count):
-        page.locator(".deal-col").nth(side).get_by_role("button", name=button).click()
+        column = page.locator(".deal-col").nth(side)
+        column.get_by_role("button", name=say(button, lang)).click()
         expect(history).to_have_count(done + n + 1)
 
 
-def submit(page) -> None:
-    page.get_by_role("button", name="提交结果").click()
-    expect(page.locator("body")).to_contain_text("结果已提交")
+def submit(page, lang: str = CHINESE) -> None:
+    page.get_by_role("button", name=say("提交结果", lang)).click()
+    expect(page.locator("body")).to_contain_text(say("结果已提交", lang))
 
 
-def ties_to_play(page, base: str, slug: str, event: str) -> list[list[str]]:
+def play_games(
+    referee, chief, base, slug, home, away, winner, *, games=((21, 15), (21, 18)), lang=CHINESE
+):
+    """A match scored in games (羽毛球, 乒乓球): its referee opens it from 我的台 and records
+    each game's score (``games``: the winner's points first), submits it, and the chief
+    referee confirms it at the desk."""
+    sides = open_my_table(referee, base, slug, home, away, 1, lang=lang)
+    loser = sides[1 - sides.index(winner)]
+    played = referee.locator(".game-list li")
+    for number, (won, lost) in enumerate(games, start=1):
+        referee.get_by_role("spinbutton", name=winner, exact=True).fill(str(won))
+        referee.get_by_role("spinbutton", name=loser, exact=True).fill(str(lost))
+        referee.get_by_role("button", name=say("录入第{n}局", lang, n=number)).click()
+        expect(played).to_have_count(number)
+    expect(referee.locator(".playing")).to_contain_text(say("比赛结束", lang))
+    expect(referee.locator(".team.winner .team-name")).to_have_text(winner)
+    submit(referee, lang)
+    no_overflow(referee)
+    confirm_at_desk(chief, base, slug, lang)
+
+
+def ties_to_play(page, base: str, slug: str, event: str, lang=CHINESE) -> list[list[str]]:
     """The ties on the bracket whose two sides are known and which are not yet played."""
     page.goto(f"{base}/t/{slug}/{event}/bracket/")
     ties = []
+    unknown = {say("待定", lang), say("轮空", lang)}
     for card in page.locator("li.match.status-pending").all():
         sides = [s.strip() for s in card.locator(".side .name").all_inner_texts()]
-        if len(sides) == 2 and "待定" not in sides and "轮空" not in sides:
+        if len(sides) == 2 and not unknown & set(sides):
             ties.append(sides)
     return ties
 
@@ -433,51 +497,58 @@ def referee_of(page, base: str, slug: str, event: str, home: str, away: str, nam
     return next(name for name in names if chosen.startswith(name))
 
 
-def play_tie(referee, chief, base, slug, event, home, away, winner, *, deals, tables=1):
+def play_tie(
+    referee, chief, base, slug, event, home, away, winner, *, deals, tables=1, lang=CHINESE
+):
     """The tie's referee scores the ``winner``'s tables deal by deal on their phone and
     submits each; the chief referee confirms each at the desk. A team tie (``tables`` 3)
     stops 2–0: its third table says 不再进行."""
     for number in (1, 2) if tables == 3 else (1,):
-        sides = open_my_table(referee, base, slug, home, away, number)
-        play_deals(referee, deals, side=sides.index(winner))
+        sides = open_my_table(referee, base, slug, home, away, number, lang=lang)
+        play_deals(referee, deals, side=sides.index(winner), lang=lang)
         # The engine says what the last deal did: A passed, the table over.
-        expect(referee.locator(".history-list li").first).to_contain_text("打A成功")
-        expect(referee.locator(".playing")).to_contain_text("比赛结束")
-        submit(referee)
+        last = referee.locator(".history-list li").first
+        expect(last).to_contain_text(say("打A成功", lang))
+        expect(referee.locator(".playing")).to_contain_text(say("比赛结束", lang))
+        submit(referee, lang)
         no_overflow(referee)
-        confirm_at_desk(chief, base, slug)
+        confirm_at_desk(chief, base, slug, lang)
     if tables == 3:
-        open_my_table(referee, base, slug, home, away, 3)
-        expect(referee.locator("main")).to_contain_text("这一台不再进行")
+        open_my_table(referee, base, slug, home, away, 3, lang=lang)
+        expect(referee.locator("main")).to_contain_text(say("这一台不再进行", lang))
 
 
-def placings_shown(page, placings) -> None:
+def placings_shown(page, placings, lang: str = CHINESE) -> None:
     """The bracket's 名次 panel, updated by its own polling: 冠军, 亚军, 季军, 第4名 … (its
     first lines: the places shared further down — 第5名 … — follow)."""
-    labels = ["冠军", "亚军", "季军"]
+    labels = [say(label, lang) for label in ("冠军", "亚军", "季军")]
     items = page.locator(f".placing-list li:nth-child(-n+{len(placings)})")
     expect(items).to_have_count(len(placings), timeout=10_000)
     for rank, name in enumerate(placings, start=1):
-        label = labels[rank - 1] if rank <= 3 else f"第{rank}名"
+        label = labels[rank - 1] if rank <= 3 else say("第{rank}名", lang, rank=rank)
         expect(items.nth(rank - 1)).to_have_text(f"{label} {name}")
 
 
-def confirm_at_desk(page, base: str, slug: str) -> None:
+def confirm_at_desk(page, base: str, slug: str, lang: str = CHINESE) -> None:
     """The chief referee opens the first result waiting on the desk and confirms it."""
     page.goto(f"{base}/t/{slug}/referee/")
-    waiting = page.locator(".panel").filter(has_text="待确认").locator(".entry-list a")
-    waiting.first.click()
-    confirm(page)
+    waiting = page.locator(".panel").filter(has_text=say("待确认", lang))
+    waiting.locator(".entry-list a").first.click()
+    confirm(page, lang)
 
 
-def check_placings(text: str, placings, prizes=("一等奖", "二等奖", "三等奖")) -> None:
-    """results.pdf names the 1st, 2nd, 3rd … with their prizes, in that order."""
-    (SHOTS / "results.txt").write_text(text, encoding="utf-8")
+def check_placings(
+    text: str, placings, prizes=("一等奖", "二等奖", "三等奖"), lang: str = CHINESE, after: str = ""
+) -> None:
+    """results.pdf names the 1st, 2nd, 3rd … with their prizes, in that order (from the
+    text ``after``, an event's heading, when it is given)."""
+    (SHOTS / f"results-{lang}.txt").write_text(text, encoding="utf-8")
     flat = re.sub(r"\s+", " ", text)
-    at = 0
+    at = flat.index(after) if after else 0
     for rank, name in enumerate(placings, start=1):
-        prize = prizes[rank - 1] if rank <= len(prizes) else ""
-        found = re.compile(f"第{rank}名 {re.escape(name)}.*?{prize}").search(flat, at)
+        prize = re.escape(say(prizes[rank - 1], lang)) if rank <= len(prizes) else ""
+        place = re.escape(say("第{rank}名", lang, context="column", rank=rank))
+        found = re.compile(f"{place} {re.escape(name)}.*?{prize}").search(flat, at)
         assert found, (rank, name, prize, flat)
         at = found.end()
 
@@ -515,9 +586,9 @@ def void_and_replay_flagged(page, base, slug, reason) -> None:
         page.goto(f"{base}/t/{slug}/referee/")
 
 
-def confirm(page) -> None:
-    page.get_by_role("button", name="确认结果").click()
-    expect(page.locator("body")).to_contain_text("结果已确认")
+def confirm(page, lang: str = CHINESE) -> None:
+    page.get_by_role("button", name=say("确认结果", lang)).click()
+    expect(page.locator("body")).to_contain_text(say("结果已确认", lang))
 
 
 # --------------------------------------------------------------------------- 扫码录分

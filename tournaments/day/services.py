@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from guandan_cup.errors import UserError
-from guandan_cup.words import versus
+from guandan_cup.words import listing, versus
 from tournaments.day import clashes, planner
 from tournaments.day.read import DayRead, read_day
 from tournaments.draw import signals
@@ -88,7 +88,7 @@ def _warnings(read: DayRead, plan: planner.Plan) -> list[str]:
         halls = sorted({names[plan.bookings[m].hall] for m in plan.unrefereed})
         out.append(
             _("有%(n)d场没有裁判在场（%(halls)s）：请添加执裁裁判或放宽他们的时间。")
-            % {"n": len(plan.unrefereed), "halls": "、".join(halls)}
+            % {"n": len(plan.unrefereed), "halls": listing(halls)}
         )
     return out
 

@@ -233,18 +233,26 @@ def _bracket_picture_page(pages: list[TreePage]) -> dict:
 # --------------------------------------------------------------------------- score sheets
 
 
+def scoresheet_tables(event: Event, round_number: int | None = None):
+    """The tables that get a score sheet: the current draw's, of one round or all."""
+    from scoring.models import TableMatch
+
+    tables = TableMatch.objects.filter(
+        match__round__stage__event=event, match__round__stage__draw__undone_at__isnull=True
+    )
+    if round_number is not None:
+        tables = tables.filter(match__round__number=round_number)
+    return tables
+
+
 def scoresheet_context(
     event: Event, request, *, round_number: int | None = None, players_links: bool = False
 ) -> dict:
     """One sheet per table of the chosen round (default: every round with open tables),
     filled in with what is already recorded. ``players_links``: the QR codes are the tables'
     players' links (for the officials of a tournament whose players enter results)."""
-    from scoring.models import TableMatch
-
     tables = (
-        TableMatch.objects.filter(
-            match__round__stage__event=event, match__round__stage__draw__undone_at__isnull=True
-        )
+        scoresheet_tables(event, round_number)
         .with_people(
             "match__round__stage", "match__home__unit", "match__away__unit", "match__venue"
         )
@@ -257,8 +265,6 @@ def scoresheet_context(
             "number",
         )
     )
-    if round_number is not None:
-        tables = tables.filter(match__round__number=round_number)
     engine = event.scorer()
     sheets = []
     for table in tables:
@@ -342,7 +348,7 @@ def prize_for(rank: int | None, entry: Entry) -> str:
 def results_context(tournament: Tournament) -> dict:
     """Placings and prizes per event, disqualifications, and one certificate per award."""
     from scoring.models import AuditEntry, TableEvent
-    from scoring.selectors import table_heading, tie_name
+    from scoring.selectors import ruled_tie_name, table_heading
 
     events = []
     certificates = []
@@ -415,7 +421,7 @@ def results_context(tournament: Tournament) -> dict:
             .order_by("created_at", "pk")  # in the order they were made
         )
         for r in rulings:
-            r.tie = tie_name(r.match)
+            r.tie = ruled_tie_name(r)  # the pairing it was made on
         events.append(
             {
                 "event": event,

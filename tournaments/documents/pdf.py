@@ -10,6 +10,7 @@ HTML of each piece (all database access stays here), forks a worker per other id
 each worker turns its HTML into a PDF, and the PDFs are joined page after page.
 """
 
+import contextlib
 import hashlib
 import io
 import logging
@@ -19,6 +20,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from functools import lru_cache
@@ -70,21 +72,43 @@ MIN_ITEMS_PER_PIECE = 12
 MAX_PIECES = 4
 
 
-def render_pdf(template_name: str, context: dict, *, request=None, split: str = "") -> bytes:
+def render_pdf(
+    template_name: str,
+    context: dict,
+    *,
+    request=None,
+    split: str = "",
+    workers: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> bytes:
     """The template rendered as a PDF. With ``split``, the name of a list in the context
     whose items start a new page each and share nothing (no page counter across them), a
-    long list is rendered in pieces on the idle cores and the pieces joined."""
+    long list is rendered in pieces and the pieces joined: on the idle cores, this process
+    laying out a piece too; or, for a caller that owns its process (a build in the
+    background), on ``workers`` forked workers, two pieces each, while this process only
+    writes their HTML. ``progress`` is told, about once a second, how many of the items
+    are laid out."""
     items = context.get(split) if split else None
-    pieces = piece_count(len(items)) if items else 1
-    if pieces == 1:
-        return write_pdf(render_to_string(template_name, context, request=request))
-    size = math.ceil(len(items) / pieces)
-    chunks = [items[i : i + size] for i in range(0, len(items), size)]
+    own = not (items and workers and _fork_is_safe())
+    if not items:
+        pieces = 1
+    elif own:
+        pieces = piece_count(len(items))
+    else:
+        pieces = max(1, min(2 * workers, len(items) // MIN_ITEMS_PER_PIECE))
+    size = math.ceil(len(items) / pieces) if items else 0
+    chunks = [items[i : i + size] for i in range(0, len(items), size)] if items else [[]]
 
     def html_of(chunk: list) -> str:
-        return render_to_string(template_name, {**context, split: chunk}, request=request)
+        chunked = {**context, split: chunk} if split else context
+        return render_to_string(template_name, chunked, request=request)
 
-    return join_pdfs(_write_pdfs(html_of, chunks))
+    _PARENT[0] = os.getpid()
+    if len(chunks) == 1:
+        with _pages_counted(_Counter(1, progress) if progress else None, 0):
+            return write_pdf(html_of(chunks[0]))
+    pool = None if own else min(workers, len(chunks))
+    return join_pdfs(_write_pdfs(html_of, chunks, workers=pool, progress=progress))
 
 
 def write_pdf(html: str) -> bytes:
@@ -100,6 +124,11 @@ def _cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def cores() -> int:
+    """The cores this process may run on: how many pieces a build of its own renders."""
+    return _cores()
 
 
 def _load() -> float:
@@ -127,43 +156,142 @@ def piece_count(items: int) -> int:
     return max(1, min(idle, MAX_PIECES, items // MIN_ITEMS_PER_PIECE))
 
 
-def _write_pdfs(html_of: Callable[[list], str], chunks: list[list]) -> list[bytes]:
-    """PDFs of the chunks' HTML: the first in this process, the others at the same time in
-    forked workers (they inherit WeasyPrint's loaded fonts and never touch the database).
-    The HTML is rendered here, the workers' first, so that they start while this process
-    renders its own (what a template makes only when shown, such as the score sheets' QR
+class _Counter:
+    """The pages each piece has laid out, in memory shared with the forked workers (each
+    writes its own slot), summed for ``progress`` at most once a second."""
+
+    def __init__(self, pieces: int, progress: Callable[[int], None] | None):
+        self.progress = progress
+        self.slots = multiprocessing.get_context("fork").Array("l", pieces, lock=False)
+        self.finished: dict[int, int] = {}
+        self.told = 0.0
+
+    def tell(self, *, now: bool = False) -> None:
+        if self.progress is None or (not now and time.monotonic() - self.told < 1):
+            return
+        self.told = time.monotonic()
+        pages = [self.finished.get(i, page) for i, page in enumerate(self.slots)]
+        self.progress(sum(pages))
+
+
+_COUNTER: _Counter | None = None  # a worker's, inherited when it is forked
+
+
+def _worker_started(counter: _Counter) -> None:
+    global _COUNTER
+    _COUNTER = counter
+
+
+class _PageHandler(logging.Handler):
+    """WeasyPrint says each page it lays out ("Step 5 - Creating layout - Page 12")."""
+
+    def __init__(self, counter: _Counter, slot: int):
+        super().__init__()
+        self.counter, self.slot = counter, slot
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "Creating layout - Page" in str(record.msg) and record.args:
+            self.counter.slots[self.slot] = int(record.args[0])
+            if os.getpid() == _PARENT[0]:
+                self.counter.tell()
+
+
+_PARENT = [os.getpid()]  # the process that reports progress (the workers only count)
+
+
+@contextlib.contextmanager
+def _pages_counted(counter: _Counter | None, slot: int):
+    """Count the pages WeasyPrint lays out into ``counter``'s ``slot`` — only where somebody
+    asked for progress, and so in a process of the build's own (the logger's level is
+    the whole process's)."""
+    if counter is None:
+        yield
+        return
+    from weasyprint.logger import PROGRESS_LOGGER
+
+    handler = _PageHandler(counter, slot)
+    level, propagate = PROGRESS_LOGGER.level, PROGRESS_LOGGER.propagate
+    PROGRESS_LOGGER.setLevel(logging.INFO)
+    PROGRESS_LOGGER.propagate = False
+    PROGRESS_LOGGER.addHandler(handler)
+    try:
+        yield
+    finally:
+        PROGRESS_LOGGER.removeHandler(handler)
+        PROGRESS_LOGGER.setLevel(level)
+        PROGRESS_LOGGER.propagate = propagate
+
+
+def _write_pdfs(
+    html_of: Callable[[list], str],
+    chunks: list[list],
+    *,
+    workers: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[bytes]:
+    """PDFs of the chunks' HTML in forked workers (they inherit WeasyPrint's loaded fonts
+    and never touch the database): without ``workers``, the first chunk in this process
+    and a worker for each other; with ``workers``, every chunk in that many workers. The
+    HTML is rendered here, the workers' first, so that they start while this process
+    renders the rest (what a template makes only when shown, such as the score sheets' QR
     codes, is then made beside their work). If a worker fails, this process renders its
     piece."""
+    counter = _Counter(len(chunks), progress) if progress is not None else None
+    own = workers is None  # this process lays out the first chunk itself
     with ProcessPoolExecutor(
-        max_workers=len(chunks) - 1, mp_context=multiprocessing.get_context("fork")
+        max_workers=len(chunks) - 1 if own else workers,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_worker_started,
+        initargs=(counter,),
     ) as pool:
         handed = []
-        for chunk in chunks[1:]:
+        for slot, chunk in enumerate(chunks[1:] if own else chunks, start=1 if own else 0):
             html = html_of(chunk)
-            handed.append((html, _submit(pool, html)))
-        pdfs = [write_pdf(html_of(chunks[0]))]
-        for html, future in handed:
+            handed.append((slot, html, _submit(pool, html, slot)))
+            if counter is not None:
+                counter.tell()
+        pdfs = {}
+        if own:
+            with _pages_counted(counter, 0):
+                pdfs[0] = write_pdf(html_of(chunks[0]))
+            if counter is not None:
+                counter.finished[0] = len(chunks[0])
+        for slot, html, future in handed:
             try:
-                pdfs.append(future.result())
+                pdfs[slot] = _result(future, counter)
             except Exception:
                 logger.exception("A PDF worker failed; rendering its piece here instead")
-                pdfs.append(write_pdf(html))
-    return pdfs
+                pdfs[slot] = write_pdf(html)
+            if counter is not None:
+                counter.finished[slot] = len(chunks[slot])
+                counter.tell(now=True)
+    return [pdfs[slot] for slot in range(len(chunks))]
 
 
-def _submit(pool: ProcessPoolExecutor, html: str) -> Future:
+def _result(future: Future, counter: _Counter | None) -> bytes:
+    """A worker's PDF, telling the progress while it is waited for."""
+    while counter is not None:
+        try:
+            return future.result(timeout=1)
+        except TimeoutError:
+            counter.tell()
+    return future.result()
+
+
+def _submit(pool: ProcessPoolExecutor, html: str, slot: int) -> Future:
     try:
-        return pool.submit(_write_piece, html)
+        return pool.submit(_write_piece, html, slot)
     except Exception as error:  # the pool broke: a worker died
         failed = Future()
         failed.set_exception(error)
         return failed
 
 
-def _write_piece(html: str) -> bytes:
-    """In a worker: its piece's PDF (``write_pdf`` looked up there, so a test can make a
-    worker fail)."""
-    return write_pdf(html)
+def _write_piece(html: str, slot: int = 0) -> bytes:
+    """In a worker: its piece's PDF, its pages counted into its slot when progress is
+    asked for (``write_pdf`` looked up there, so a test can make a worker fail)."""
+    with _pages_counted(_COUNTER, slot):
+        return write_pdf(html)
 
 
 def join_pdfs(pdfs: list[bytes]) -> bytes:

@@ -15,5 +15,11 @@ urlpatterns = [
     path("<slug:event_slug>/bracket.pdf", views.bracket_pdf, name="bracket-pdf"),
     path("<slug:event_slug>/bracket.png", views.bracket_png, name="bracket-png"),
     path("<slug:event_slug>/scoresheets.pdf", views.scoresheets_pdf, name="scoresheets-pdf"),
+    path("<slug:event_slug>/scoresheets/", views.scoresheets_page, name="scoresheets"),
+    path(
+        "<slug:event_slug>/scoresheets/<int:build_id>.pdf",
+        views.scoresheets_file,
+        name="scoresheets-file",
+    ),
     path("<slug:event_slug>/tablecards.pdf", views.table_cards_pdf, name="tablecards-pdf"),
 ]

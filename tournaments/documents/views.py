@@ -1,11 +1,14 @@
 """The printed documents, as PDFs: inline (a print view) or, with ?download=1, a download;
 the bracket, the results and the units' standings also as pictures to share (PNG), each with
-its PDF's permission, laid out from the same template on a phone-wide page."""
+its PDF's permission, laid out from the same template on a phone-wide page; a big round's
+score sheets built in the background, their page showing the progress."""
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import translation
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_safe
 
@@ -14,11 +17,15 @@ from scoring.services.confirmation import is_official
 from tournaments.access import get_event, get_public_tournament
 from tournaments.day import selectors as day_selectors
 from tournaments.documents import build as documents
+from tournaments.documents import sheets
 from tournaments.documents.pdf import pdf_response, render_pdf
 from tournaments.documents.picture import picture_page, png_response, tournament_picture
 from tournaments.documents.unit_results import standings_context, unit_results_context
 from tournaments.live.http import live_response
-from tournaments.models import Tournament
+from tournaments.models import SheetBuild, Tournament
+
+# How often the score sheets' page asks how far their build is, in seconds.
+SHEETS_POLL_SECONDS = 2
 
 
 def _send(request, template: str, context: dict, filename: str, split: str = "") -> HttpResponse:
@@ -57,10 +64,17 @@ def bracket_png(request: HttpRequest, slug: str, event_slug: str) -> HttpRespons
 
 @require_safe
 def scoresheets_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
+    """A round's score sheets; a round of more than ``sheets.SYNC_SHEETS`` tables is built in
+    the background: its finished file, else its page (which builds it, showing progress)."""
     event = get_event(get_public_tournament(request, slug), event_slug)
     raw = request.GET.get("round", "")
     round_number = whole_number(raw, maximum=SMALL_INT)
     links = players_links(request, event.tournament)
+    if sheets.sheet_count(event, round_number) > sheets.SYNC_SHEETS:
+        build = sheets.finished(event, sheets.reader_of(request, round_number, links))
+        if build is None:
+            return redirect(_sheets_page_url(event, round_number))
+        return _build_response(request, build)
     context = documents.scoresheet_context(
         event, request, round_number=round_number, players_links=links
     )
@@ -74,6 +88,68 @@ def scoresheets_pdf(request: HttpRequest, slug: str, event_slug: str) -> HttpRes
     if links:
         patch_cache_control(response, private=True, no_store=True)
     return response
+
+
+def _sheets_page_url(event, round_number: int | None) -> str:
+    url = reverse("documents:scoresheets", args=[event.tournament.slug, event.slug])
+    return url + (f"?round={round_number}" if round_number is not None else "")
+
+
+def _build_response(request, build: SheetBuild) -> HttpResponse:
+    event = build.event
+    name = f"{event.tournament.slug}-{event.slug}-scoresheets.pdf"
+    with translation.override(build.language):
+        response = pdf_response(bytes(build.pdf), name, download="download" in request.GET)
+    if build.players_links:
+        patch_cache_control(response, private=True, no_store=True)
+    return response
+
+
+@require_safe
+def scoresheets_page(request: HttpRequest, slug: str, event_slug: str) -> HttpResponse:
+    """记分表 of a round, built once per version of the event: the page starts the build,
+    shows how many sheets are done (htmx asks again every 2 s), then offers the file; a
+    failed build says so and is offered again (``?again=1``)."""
+    tournament = get_public_tournament(request, slug)
+    event = get_event(tournament, event_slug)
+    round_number = whole_number(request.GET.get("round", ""), maximum=SMALL_INT)
+    reader = sheets.reader_of(request, round_number, players_links(request, tournament))
+    build = sheets.current(event, reader)
+    if build is not None and build.state == SheetBuild.State.FAILED and "again" in request.GET:
+        sheets.again(build)
+        return redirect(_sheets_page_url(event, round_number))
+    if build is None:
+        build = sheets.start(event, reader)
+    context = {
+        "tournament": tournament,
+        "event": event,
+        "round_number": round_number,
+        "build": build,
+        "page_url": _sheets_page_url(event, round_number),
+        "poll_seconds": SHEETS_POLL_SECONDS,
+        "official": is_official(request.user, tournament),
+    }
+    template = "tournaments/scoresheets.html" + ("#build_status" if request.htmx else "")
+    response = render(request, template, context)
+    # What it shows moves on while the sheets build, and is the reader's own.
+    patch_cache_control(response, private=True, no_store=True)
+    return response
+
+
+@require_safe
+def scoresheets_file(request: HttpRequest, slug: str, event_slug: str, build_id: int):
+    """A finished build's PDF: a copy with the players' links only for the officials."""
+    tournament = get_public_tournament(request, slug)
+    event = get_event(tournament, event_slug)
+    build = get_object_or_404(
+        SheetBuild.objects.select_related("event__tournament"),
+        pk=build_id,
+        event=event,
+        state=SheetBuild.State.DONE,
+    )
+    if build.players_links and not players_links(request, tournament):
+        raise Http404("Not this reader's copy")
+    return _build_response(request, build)
 
 
 def players_links(request, tournament: Tournament) -> bool:

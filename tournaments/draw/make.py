@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import known_user
+from guandan_cup.words import listing
 from tournaments.draw import progress, signals
 from tournaments.draw import status as day_status
 from tournaments.draw.plan import DrawPlan
@@ -57,7 +58,7 @@ def draw_event(
             missing = [e.name for e in entries if e.pk not in lots]
             raise DrawError(
                 "missing_lots",
-                _("每个报名都要有签号；缺少：%(names)s。") % {"names": "、".join(missing) or "—"},
+                _("每个报名都要有签号；缺少：%(names)s。") % {"names": listing(missing) or "—"},
             )
         seed = None
     else:
@@ -101,7 +102,7 @@ def draw_event(
             )
         progress.create_groups(ctx, groups)
     else:
-        progress.create_swiss(ctx, order)
+        progress.create_swiss(ctx, entries)
     draw.slots = progress.slots_of(ctx)
     draw.save(update_fields=["slots"])
     event.drawn_at = timezone.now()

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from django.utils.translation import gettext as _
 
 from guandan_cup.errors import UserError
+from guandan_cup.words import listing
 from tournaments.draw.rules import knockout
 from tournaments.draw.rules.common import DrawError
 from tournaments.models import Entry, Match
@@ -54,8 +55,8 @@ class DrawPlan:
                 return first + _("，按积分排名次")
             order = knockout.ranked_order(knockout.bracket_size(max(self.qualifiers, 2)))
             matches = list(zip(order[::2], order[1::2], strict=True))
-            pairs = "、".join(f"{a}—{b}" for a, b in matches if b <= self.qualifiers)
-            byes = "、".join(str(a) for a, b in matches if b > self.qualifiers)
+            pairs = listing(f"{a}—{b}" for a, b in matches if b <= self.qualifiers)
+            byes = listing(str(a) for a, b in matches if b > self.qualifiers)
             if byes:
                 pairs += _("（第%(ranks)s名首轮轮空）") % {"ranks": byes}
             second = _("；第二阶段：积分前%(k)s名淘汰赛，按积分名次%(pairs)s对阵")

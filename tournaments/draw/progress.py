@@ -22,9 +22,11 @@ from tournaments.draw.rules.common import (
 )
 from tournaments.draw.rules.knockout import Feeder
 from tournaments.draw.rules.swiss import SwissPlayer, swiss_round
-from tournaments.draw.selectors import active_entries, group_tables, swiss_standings, swiss_table
-from tournaments.models import Draw, Entry, Event, Match, Round, Stage
+from tournaments.draw.selectors import group_tables, swiss_standings, swiss_table
+from tournaments.models import Draw, Entry, Event, EventHall, Match, Round, Stage, Venue
 from tournaments.models.bracket import BOTH_OUT_NOTE, BYE_NOTE, out_note
+
+DECIDED = (Match.Status.FINISHED, Match.Status.WALKOVER, Match.Status.BYE)  # Match.is_decided
 
 
 @dataclass
@@ -131,7 +133,7 @@ def create_groups(ctx: BuildContext, groups: list[list[int]]) -> Stage:
     return stage
 
 
-def create_swiss(ctx: BuildContext, order: list[int]) -> Stage:
+def create_swiss(ctx: BuildContext, entries: list[Entry]) -> Stage:
     stage = Stage.objects.create(
         event=ctx.event,
         draw=ctx.draw,
@@ -146,96 +148,175 @@ def create_swiss(ctx: BuildContext, order: list[int]) -> Stage:
             "qualifiers": ctx.plan.qualifiers,
         },
     )
-    ctx.created += _pair_swiss_round(stage, 1, order, rng=ctx.rng)
+    entrants = [(e.pk, e.unit_id) for e in entries]
+    ctx.created += _pair_swiss_round(stage, 1, entrants, rng=ctx.rng, matches=[])
     return stage
 
 
-def _pair_swiss_round(stage: Stage, number: int, order: list[int], *, rng=None) -> list[Match]:
-    table = swiss_table(stage)
-    entries = {e.pk: e for e in Entry.objects.filter(pk__in=order)}
+def _pair_swiss_round(
+    stage: Stage, number: int, entrants: list[tuple[int, int]], *, rng=None, matches=None
+) -> list[Match]:
+    """Pair round ``number`` of ``entrants`` (the active entries' (id, unit id), in id order)
+    from the stage's ``matches`` so far and save it: the round, its matches in one INSERT,
+    each at its venue table (:func:`_round_tables`). A fixed number of queries for any
+    field (2,048 pairs: 1,024 matches)."""
+    table = swiss_table(stage, matches)
     # Entries of one unit (pairs or players) are kept apart where the pairing allows: the
     # pairing treats them as having met, so it avoids them as it avoids rematches.
-    team = stage.event.entry_kind == Event.EntryKind.TEAM
-    same_unit = {
-        pk: frozenset()
-        if team
-        else frozenset(
-            other
-            for other in order
-            if other != pk and entries[other].unit_id == entries[pk].unit_id
+    units: dict[int, set[int]] = {}
+    if stage.event.entry_kind != Event.EntryKind.TEAM:
+        for pk, unit in entrants:
+            units.setdefault(unit, set()).add(pk)
+    nobody: frozenset = frozenset()
+    players = []
+    for pk, unit in entrants:
+        row = table.get(pk, {})
+        same_unit = units.get(unit, nobody)
+        players.append(
+            SwissPlayer(
+                id=pk,
+                score=row.get("match_points", 0),
+                opponents=frozenset(row.get("opponents", ())).union(same_unit - {pk}),
+                had_bye=row.get("byes", 0) > 0,
+                tiebreak=(row.get("level_points", 0),),
+            )
         )
-        for pk in order
-    }
-    players = [
-        SwissPlayer(
-            id=pk,
-            score=table.get(pk, {}).get("match_points", 0),
-            opponents=frozenset(table.get(pk, {}).get("opponents", ())) | same_unit[pk],
-            had_bye=table.get(pk, {}).get("byes", 0) > 0,
-            tiebreak=(table.get(pk, {}).get("level_points", 0),),
-        )
-        for pk in order
-    ]
     result = swiss_round(players, rng=rng)
     rnd = Round.objects.create(stage=stage, number=number, name=round_number_name(number))
-    made = []
-    for index, (home, away) in enumerate(result.pairs):
-        made.append(
-            Match.objects.create(round=rnd, index=index, home=entries[home], away=entries[away])
+    venue, per_match = _round_tables(stage.event, len(result.pairs))
+    made = [
+        Match(
+            round=rnd,
+            index=index,
+            home_id=home,
+            away_id=away,
+            venue=venue,
+            first_table=index * per_match + 1 if venue else None,
         )
+        for index, (home, away) in enumerate(result.pairs)
+    ]
     if result.bye is not None:
         made.append(
-            Match.objects.create(
+            Match(
                 round=rnd,
                 index=len(result.pairs),
-                home=entries[result.bye],
+                home_id=result.bye,
                 status=Match.Status.BYE,
                 winner=HOME,
                 home_score=0,
                 result_note=BYE_NOTE,
             )
         )
-    return made
+    return Match.objects.bulk_create(made, batch_size=1000)
+
+
+def _round_tables(event: Event, ties: int) -> tuple[Venue | None, int]:
+    """Where a Swiss round's ``ties`` are played: the event's venue when the event has it to
+    itself (no other event of the tournament there, no halls set for the day plan) and it
+    has the tables for all of them side by side (a team tie takes ``tables_per_match``),
+    each tie in pairing order — the top of the table at table 1 — at the next free tables;
+    else (None, n) and the schedule places them (waves, halls shared with other events)."""
+    per_match = event.tables_per_match
+    venue = event.venue
+    if venue is None or not venue.tables or ties * per_match > venue.tables:
+        return None, per_match
+    shared = (
+        Event.objects.filter(tournament_id=event.tournament_id)
+        .exclude(pk=event.pk)
+        .filter(Q(venue=venue) | Q(halls__venue=venue))
+        .exists()
+    )
+    if shared or EventHall.objects.filter(event=event).exists():
+        return None, per_match
+    return venue, per_match
+
+
+@dataclass(frozen=True, slots=True)
+class _Played:
+    """What the Swiss table reads of a match (``selectors.swiss_table``), without a model
+    instance: a stage of 7,168 matches is read in a tenth of the time."""
+
+    status: str
+    winner: str
+    home_id: int | None
+    away_id: int | None
+    home_level_points: float
+    away_level_points: float
+
+    FIELDS = ("status", "winner", "home_id", "away_id", "home_level_points", "away_level_points")
+
+    @property
+    def is_decided(self) -> bool:
+        return self.status in DECIDED
+
+
+# How settle reloads matches: with what its steps read (the entries, the round's stage id).
+_SETTLE_RELATED = ("home", "away", "round")
+
+
+def _refresh(matches: list[Match]) -> None:
+    """``refresh_from_db`` for many matches in one query: each instance takes its row's
+    values, its entries and round loaded afresh."""
+    rows = Match.objects.select_related(*_SETTLE_RELATED).in_bulk([m.pk for m in matches])
+    for match in matches:
+        row = rows[match.pk]
+        for f in Match._meta.concrete_fields:
+            setattr(match, f.attname, getattr(row, f.attname))
+            if f.is_relation:
+                if f.is_cached(row):
+                    f.set_cached_value(match, f.get_cached_value(row))
+                elif f.is_cached(match):
+                    f.delete_cached_value(match)
 
 
 def settle(matches: list[Match]) -> None:
     """Follow the consequences of decided matches until nothing more moves: winners and
     losers into their next matches, walkovers against entries that are out, the next stage
-    or Swiss round when one is complete."""
+    or Swiss round when one is complete.
+
+    Breadth first, a wave at a time, each wave reloaded in one query (a new Swiss round of
+    1,024 ties is one wave); a match written earlier in its own wave is reloaded before it
+    is looked at, so every step reads what is saved."""
     queue = list(matches)
     stages = set()
     while queue:
-        match = queue.pop(0)
-        match.refresh_from_db()
-        if not match.is_decided:
-            _walkover_if_out(match)
-        if match.is_decided:
-            for target, side, entry in (
-                (match.winner_to_id, match.winner_to_side, match.winner_entry),
-                (match.loser_to_id, match.loser_to_side, match.loser_entry),
-            ):
-                if target and entry is not None:
-                    nxt = Match.objects.select_for_update().get(pk=target)
-                    if getattr(nxt, f"{side}_id") != entry.pk:
-                        if getattr(nxt, f"{side}_id") and (
-                            nxt.is_decided or nxt.status == Match.Status.IN_PROGRESS
-                        ):
-                            # Played (or under way) with someone else, as after a
-                            # correction: its record is kept, the chief referee decides.
-                            flag_for_review(nxt, match, entry)
-                            continue
-                        replaced = bool(getattr(nxt, f"{side}_id") or nxt.review_note)
-                        setattr(nxt, side, entry)
-                        if replaced:  # after a correction: the match's page says so
-                            note_new_pairing(nxt, match, entry)
-                        nxt.save(update_fields=[side, "review_note"])
-                        signals.announce([nxt])
-                    elif nxt.needs_review and feeders_agree(nxt):
-                        nxt.needs_review, nxt.review_note = False, ""
-                        nxt.save(update_fields=["needs_review", "review_note"])
-                        nxt.round.stage.event.bump_version()
-                    queue.append(nxt)
-        stages.add(match.round.stage_id)
+        wave, queue = queue, []
+        _refresh(wave)
+        touched: set[int] = set()
+        for match in wave:
+            if match.pk in touched:
+                _refresh([match])
+            if not match.is_decided:
+                _walkover_if_out(match)
+            touched.add(match.pk)
+            if match.is_decided:
+                for target, side, entry in (
+                    (match.winner_to_id, match.winner_to_side, match.winner_entry),
+                    (match.loser_to_id, match.loser_to_side, match.loser_entry),
+                ):
+                    if target and entry is not None:
+                        nxt = Match.objects.select_for_update().get(pk=target)
+                        touched.add(nxt.pk)
+                        if getattr(nxt, f"{side}_id") != entry.pk:
+                            if getattr(nxt, f"{side}_id") and (
+                                nxt.is_decided or nxt.status == Match.Status.IN_PROGRESS
+                            ):
+                                # Played (or under way) with someone else, as after a
+                                # correction: its record is kept, the chief referee decides.
+                                flag_for_review(nxt, match, entry)
+                                continue
+                            replaced = bool(getattr(nxt, f"{side}_id") or nxt.review_note)
+                            setattr(nxt, side, entry)
+                            if replaced:  # after a correction: the match's page says so
+                                note_new_pairing(nxt, match, entry)
+                            nxt.save(update_fields=[side, "review_note"])
+                            signals.announce([nxt])
+                        elif nxt.needs_review and feeders_agree(nxt):
+                            nxt.needs_review, nxt.review_note = False, ""
+                            nxt.save(update_fields=["needs_review", "review_note"])
+                            nxt.round.stage.event.bump_version()
+                        queue.append(nxt)
+            stages.add(match.round.stage_id)
     for stage in Stage.objects.filter(pk__in=stages):
         _advance_stage(stage)
 
@@ -308,8 +389,15 @@ def _walkover_if_out(match: Match) -> None:
 
 def _advance_stage(stage: Stage) -> None:
     """When a stage is complete, create what follows it."""
-    matches = list(Match.objects.filter(round__stage=stage))
-    if not matches or not all(m.is_decided for m in matches):
+    in_stage = Match.objects.filter(round__stage=stage)
+    # One small query after most results: the stage is complete only once nothing is open.
+    if in_stage.exclude(status__in=DECIDED).exists():
+        return
+    if stage.format == Stage.Format.SWISS:  # what the Swiss table reads of them
+        matches = [_Played(*row) for row in in_stage.values_list(*_Played.FIELDS)]
+    else:
+        matches = list(in_stage)
+    if not matches:
         return
     event, plan = stage.event, DrawPlan.from_dict(stage.draw.plan)
     if Stage.objects.filter(draw=stage.draw, order__gt=stage.order).exists():
@@ -323,10 +411,15 @@ def _advance_stage(stage: Stage) -> None:
     if stage.format == Stage.Format.SWISS:
         played = stage.rounds.count()
         if played < stage.settings.get("rounds", plan.swiss_rounds):
-            order = [e.pk for e in active_entries(event)]
-            made = _pair_swiss_round(stage, played + 1, order, rng=None)
+            entrants = list(
+                event.entries.filter(status=Entry.Status.REGISTERED)
+                .order_by("pk")
+                .values_list("pk", "unit_id")
+            )
+            made = _pair_swiss_round(stage, played + 1, entrants, matches=matches)
             signals.announce(made)
-            settle(made)
+            # Only the bye is decided: the new ties are between registered entries, open.
+            settle([m for m in made if m.is_decided])
             return
         if not plan.qualifiers:
             return

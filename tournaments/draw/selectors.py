@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.db.models import Q
+
 from tournaments.draw.plan import AWAY, HOME
 from tournaments.draw.rules import groups as group_rules
 from tournaments.draw.rules import standings as ranking
@@ -154,6 +156,18 @@ def depending_on(match: Match, by_id: dict[int, Match]) -> list[Match]:
 
 
 PLAYED_OR_UNDER_WAY = (Match.Status.IN_PROGRESS, Match.Status.FINISHED, Match.Status.WALKOVER)
+
+
+def undecided_feeder(match: Match) -> Match | None:
+    """A match feeding ``match`` that has no result now (played on after a correction, or
+    voided and replayed): until it has one, who should play ``match`` is not known."""
+    return (
+        Match.objects.filter(Q(winner_to=match) | Q(loser_to=match))
+        .exclude(status__in=[Match.Status.FINISHED, Match.Status.WALKOVER, Match.Status.BYE])
+        .select_related("home", "away", "round__stage")
+        .order_by("pk")
+        .first()
+    )
 
 
 def is_under_review(match: Match) -> bool:

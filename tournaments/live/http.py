@@ -3,7 +3,8 @@ standings), a tie, a table seen by spectators, the hall projector, the chief ref
 table board, ``bracket.json`` and ``matches/ID.json``.
 
 An event's version and its stamp are ``live.stamps``; the gzip splicing of anonymous
-pages is ``live.gzip_splice``.
+pages is ``live.gzip_splice``, the anonymous full pages ``live.anonymous`` and the
+answer before the middleware ``live.fast``.
 
 Rendered responses are cached under the stamp — one render per version, per language and
 per view, shared by every app server through Redis — raw and gzip-compressed, and the
@@ -21,21 +22,18 @@ stale and never the only copy of anything.
 from __future__ import annotations
 
 import gzip
-import pickle
-import re
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from functools import lru_cache, wraps
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Max, Sum
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
-from django.middleware.csrf import get_token
 from django.utils import translation
 from django.utils.http import http_date, parse_http_date_safe
 
-from tournaments.live.gzip_splice import CSRF_MARK, NONCE_MARK, SplicedGzip
 from tournaments.live.stamps import (
     STAMP_SECONDS,
     Stamp,
@@ -89,7 +87,7 @@ def etag_for(stamp: Stamp, variant: str) -> str:
     return f'"{stamp.token}-{variant}"'
 
 
-def _language() -> str:
+def current_language() -> str:
     return translation.get_language() or settings.LANGUAGE_CODE
 
 
@@ -117,7 +115,7 @@ def tournament_validators(tournament: Tournament, variant: str) -> tuple[str, in
     own = int(tournament.updated_at.timestamp() * 1_000_000)
     etag = (
         f'"t{tournament.pk}.{got["v"] or 0}.{got["n"]}.{int(at * 1_000_000):x}.{own:x}'
-        f'-{variant}-{_language()}"'
+        f'-{variant}-{current_language()}"'
     )
     return etag, int(at)
 
@@ -151,7 +149,7 @@ def not_modified(request: HttpRequest, etag: str, last_modified: int) -> HttpRes
 # --------------------------------------------------------------------------- caching
 
 
-def _encoding(request: HttpRequest) -> str:
+def encoding_of(request: HttpRequest) -> str:
     return "gz" if "gzip" in request.headers.get("Accept-Encoding", "") else "raw"
 
 
@@ -179,7 +177,7 @@ def cached_render(
     when it is not a 200 (not cached). While another request renders this version, the
     latest version rendered is returned instead (its ``token`` tells which).
     ``copies_of(response)`` -> {"raw": …, "gz": …} replaces the plain and gzip copies."""
-    key = f"live:{stamp.token}:{name}:{encoding}"
+    key = copy_key(stamp.token, name, encoding)
     hit = _local.get(key)
     if hit is not None:
         return (*hit, stamp.token)
@@ -203,7 +201,7 @@ def cached_render(
             return response
         copies = (copies_of or _plain_and_gzip)(response)
         cache.set_many(
-            {f"live:{stamp.token}:{name}:{enc}": copy for enc, copy in copies.items()},
+            {copy_key(stamp.token, name, enc): copy for enc, copy in copies.items()},
             VERSION_SECONDS,
         )
         # The latest copy never goes back to an older version (a reader with a lagging
@@ -247,6 +245,9 @@ class _Recent:
 
 
 _local = _Recent(48)
+# What the fast path learned of each request it may answer (``live.fast``): a request's
+# address and variant -> (Copy, the headers the middleware gave its answer).
+learned = _Recent(8192)
 
 
 def _plain_and_gzip(response: HttpResponse) -> dict:
@@ -263,10 +264,63 @@ def _plain_only(response: HttpResponse) -> dict:
     return {"raw": copy, "gz": copy}
 
 
-def _response(content: bytes, content_type: str, gzipped: bool) -> HttpResponse:
+def held_copy(token: str, name: str, encoding: str):
+    """The copy of ``name`` for version ``token`` if this process holds it, else None."""
+    return _local.get(copy_key(token, name, encoding))
+
+
+def copy_response(copy: tuple) -> HttpResponse:
+    return response_of(*copy)
+
+
+def response_of(content: bytes, content_type: str, gzipped: bool) -> HttpResponse:
     response = HttpResponse(content, content_type=content_type)
     if gzipped:
         response.headers["Content-Encoding"] = "gzip"
+    return response
+
+
+@dataclass(frozen=True)
+class LiveView:
+    """How :func:`live_response` caches one view; kept on the view as ``view.live`` so the
+    fast path (``live.fast``) answers its polls the same way."""
+
+    kind: str
+    htmx_only: bool = False
+    spectators_only: bool = False
+    query: tuple = ()
+    compress: bool = True
+
+    def variant(self, request: HttpRequest, args, kwargs, htmx: bool, language: str) -> str:
+        """The name of what this request is shown: one cached copy per variant and version."""
+        parts = [self.kind, *map(str, args), *(f"{k}={v}" for k, v in sorted(kwargs.items()))]
+        parts += [f"{k}={request.GET.get(k, '')}" for k in self.query]
+        if htmx:
+            parts.append("hx")
+        parts.append(language)
+        return "-".join(parts)
+
+
+def copy_key(token: str, name: str, encoding: str) -> str:
+    """Where the copy of ``name`` rendered for version ``token`` is kept."""
+    return f"live:{token}:{name}:{encoding}"
+
+
+@dataclass(frozen=True)
+class Copy:
+    """What a live response was, for the fast path (``live.fast``) to answer the same
+    request again: the event it shows, the cached copy it carries (None for a 304) and
+    the variant its ETag names (None for a full page, which has none)."""
+
+    slug: str
+    event_slug: str
+    name: str | None
+    encoding: str
+    variant: str | None
+
+
+def mark_copy(response: HttpResponse, copy: Copy) -> HttpResponse:
+    response.live_copy = copy
     return response
 
 
@@ -288,6 +342,8 @@ def live_response(
     ``compress=False``: the body is compressed already (a picture): no gzip copy.
     """
 
+    config = LiveView(kind, htmx_only, spectators_only, tuple(query), compress)
+
     def decorate(view):
         @wraps(view)
         def wrapper(request: HttpRequest, slug: str, event_slug: str, *args, **kwargs):
@@ -304,12 +360,7 @@ def live_response(
                 return call()
             if spectators_only and settings.SESSION_COOKIE_NAME in request.COOKIES:
                 return call()
-            parts = [kind, *map(str, args), *(f"{k}={v}" for k, v in sorted(kwargs.items()))]
-            parts += [f"{k}={request.GET.get(k, '')}" for k in query]
-            if htmx:
-                parts.append("hx")
-            parts.append(_language())
-            variant = "-".join(parts)
+            variant = config.variant(request, args, kwargs, htmx, current_language())
             encoding = "gz" if "gzip" in meta.get("HTTP_ACCEPT_ENCODING", "") else "raw"
             conditional = "HTTP_IF_NONE_MATCH" in meta or "HTTP_IF_MODIFIED_SINCE" in meta
             memo = memoised_stamp(slug, event_slug)
@@ -329,7 +380,7 @@ def live_response(
             if conditional:
                 answer = not_modified(request, etag, stamp.last_modified)
                 if answer is not None:
-                    return answer
+                    return mark_copy(answer, Copy(slug, event_slug, None, encoding, variant))
             got = cached_render(
                 slug,
                 event_slug,
@@ -346,10 +397,14 @@ def live_response(
             if token != stamp.token:
                 # A previous version while another request renders this one.
                 etag = f'"{token}-{variant}"'
-            return set_validators(
-                _response(content, content_type, gzipped), etag, stamp.last_modified
+            response = set_validators(
+                response_of(content, content_type, gzipped), etag, stamp.last_modified
             )
+            if token == stamp.token:
+                mark_copy(response, Copy(slug, event_slug, variant, encoding, variant))
+            return response
 
+        wrapper.live = config
         return wrapper
 
     return decorate
@@ -362,84 +417,14 @@ def fragment(event, name: str, render) -> str:
     got = cached_render(
         event.tournament.slug,
         event.slug,
-        f"{name}-{_language()}",
+        f"{name}-{current_language()}",
         stamp_of(event),
         lambda: HttpResponse(render()),
     )
     return got[0].decode()
 
 
-# --------------------------------------------------------------------------- full pages
-
-_MARKS = re.compile("(\x00csrf\x00|\x00nonce\x00)")
-_CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
-
-
-def anonymous_page(request: HttpRequest, name: str, render) -> HttpResponse:
-    """A full page for a visitor without a session, cached per version and language; the
-    CSRF token and the CSP nonce (different for every request) are put in afterwards —
-    into the cached gzip stream too (see :class:`SplicedGzip`), so a phone's first load of
-    a 256-team bracket is about 10 KB and costs no rendering. ``render()`` renders it for
-    this request; anyone else gets ``render()`` itself."""
-    if (
-        request.method not in ("GET", "HEAD")
-        or request.GET
-        or settings.SESSION_COOKIE_NAME in request.COOKIES
-        or "messages" in request.COOKIES
-    ):
-        return render()
-    match = request.resolver_match
-    slug, event_slug = match.kwargs["slug"], match.kwargs["event_slug"]
-    stamp = get_stamp(slug, event_slug)
-    if stamp is None or not stamp.public:
-        return render()
-    first = []
-
-    def render_with_marks() -> HttpResponse:
-        response = render()
-        first.append(response)
-        if response.status_code != 200:
-            return response
-        html = response.content.decode()
-        token = _CSRF_INPUT.search(html)
-        nonce = str(request._csp_nonce)
-        if token is None or nonce not in html:
-            return HttpResponse(status=204)  # not a page this helper knows: not cached
-        html = html.replace(token.group(1), CSRF_MARK).replace(nonce, NONCE_MARK)
-        return HttpResponse(html, content_type=response["Content-Type"])
-
-    def copies_of(response: HttpResponse) -> dict:
-        parts = _MARKS.split(response.content.decode())
-        content_type = response["Content-Type"]
-        return {
-            "raw": (pickle.dumps(parts), content_type, False),
-            "gz": (pickle.dumps(SplicedGzip(parts)), content_type, True),
-        }
-
-    encoding = _encoding(request)
-    # The page names its own address absolutely (a shared link's preview): one copy per
-    # address it is served under.
-    origin = f"{request.scheme}://{request.get_host()}"
-    got = cached_render(
-        slug,
-        event_slug,
-        f"page-{name}-{_language()}-{origin}",
-        stamp,
-        render_with_marks,
-        encoding=encoding,
-        copies_of=copies_of,
-    )
-    if first:
-        return first[0]  # this request rendered it: its own response as it is
-    if isinstance(got, HttpResponse):
-        return render()
-    fill = {CSRF_MARK: get_token(request), NONCE_MARK: str(request._csp_nonce)}
-    cached = pickle.loads(got[0])
-    if encoding == "gz":
-        return _response(cached.join(fill), got[1], True)
-    return _response("".join(fill.get(p, p) for p in cached).encode(), got[1], False)
-
-
 def clear_local() -> None:
     """Forget this process's rendered copies (tests start each with an empty cache)."""
     _local.clear()
+    learned.clear()

@@ -15,6 +15,7 @@ from scoring.selectors import show_boards, show_points, tables_by_match
 from tournaments.access import public_event
 from tournaments.draw.read import current_round, group_places, load_bracket
 from tournaments.live import http as live
+from tournaments.live.anonymous import anonymous_page
 from tournaments.live.http import POLL_SECONDS, live_response
 from tournaments.models import Event, Match, Stage
 
@@ -156,4 +157,4 @@ def screen_page(request: HttpRequest, slug: str, event_slug: str) -> HttpRespons
         }
         return render(request, "tournaments/screen.html", context)
 
-    return live.anonymous_page(request, "screen", page)
+    return anonymous_page(request, "screen", page)

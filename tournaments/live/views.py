@@ -16,6 +16,7 @@ from tournaments.draw import selectors as draw_selectors
 from tournaments.draw.read import bracket_json, load_bracket, match_json
 from tournaments.draw.sheet import draw_sheet
 from tournaments.live import http as live
+from tournaments.live.anonymous import anonymous_page
 from tournaments.live.http import POLL_SECONDS, live_response
 from tournaments.models import Event, Match
 
@@ -57,7 +58,7 @@ def bracket_page(request: HttpRequest, slug: str, event_slug: str) -> HttpRespon
         }
         return render(request, "tournaments/bracket.html", context)
 
-    return live.anonymous_page(request, "bracket", page)
+    return anonymous_page(request, "bracket", page)
 
 
 @require_safe

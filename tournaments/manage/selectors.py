@@ -14,6 +14,7 @@ from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
+from guandan_cup.words import listing
 from tournaments.day.services import check_day
 from tournaments.draw import status as day_status
 from tournaments.models import Draw, Entry, Event, Match, Official, Tournament, Unit
@@ -175,7 +176,7 @@ def day_steps(
     if idle:
         registration.missing.append(
             _("%(n)s个单位还没有报名：%(units)s")
-            % {"n": len(idle), "units": "、".join(u.name for u in idle[:8])}
+            % {"n": len(idle), "units": listing(u.name for u in idle[:8])}
             + ("……" if len(idle) > 8 else "")
         )
     steps.append(registration)
@@ -192,9 +193,7 @@ def day_steps(
         ],
     )
     if undrawn:
-        draw.missing.append(
-            _("未抽签：%(events)s") % {"events": "、".join(e.name for e in undrawn)}
-        )
+        draw.missing.append(_("未抽签：%(events)s") % {"events": listing(e.name for e in undrawn)})
         refusal = day_status.draw_refusal(tournament)
         if refusal:
             draw.missing.append(refusal)

@@ -18,8 +18,9 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext_noop, pgettext_lazy
 
+from guandan_cup.words import listing
 from scoring.engines.common import RuleSetError
 from tournaments.live import stamps
 from tournaments.models.names import KeyedName
@@ -58,7 +59,7 @@ class Tournament(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("草稿")
         REGISTRATION_OPEN = "registration_open", _("报名中")
-        REGISTRATION_CLOSED = "registration_closed", _("报名截止")
+        REGISTRATION_CLOSED = "registration_closed", pgettext_lazy("status", "报名截止")
         DRAWN = "drawn", _("已抽签")
         RUNNING = "running", _("比赛中")
         FINISHED = "finished", _("已结束")
@@ -246,7 +247,7 @@ class Tournament(models.Model):
             )
         if self.start_time:
             start = timezone.make_aware(timezone.datetime.combine(self.starts_on, self.start_time))
-            venues = "、".join(v.name for v in self.venues.all())
+            venues = listing(v.name for v in self.venues.all())
             items.append({"at": start, "what": _("比赛开始"), "where": venues})
         return sorted(items, key=lambda item: item["at"])
 

@@ -31,6 +31,7 @@ from django.db import models, transaction
 from django.utils.translation import gettext as _
 
 from guandan_cup.errors import UserError
+from guandan_cup.words import listing
 
 FORMAT = "guandan-cup-tournament"
 VERSION = 1
@@ -292,7 +293,7 @@ def import_data(data: dict, *, replace: bool = False):
     unknown = set(data["models"]) - set(by_label)
     if unknown:
         raise BackupError(
-            _("备份文件中有本程序不认识的数据：%(names)s。") % {"names": "、".join(sorted(unknown))}
+            _("备份文件中有本程序不认识的数据：%(names)s。") % {"names": listing(sorted(unknown))}
         )
     new_pk: dict = {m: {} for m in order}
     deferred: list[tuple[type, int, str, type, int]] = []  # (model, ref, field, target, ref)

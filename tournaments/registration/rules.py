@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext as _
 
 from guandan_cup.inputs import clean_name, name_key
+from guandan_cup.words import listing
 
 MAX_NAME_LENGTH = 50
 _GENDERS = {"男": "M", "m": "M", "male": "M", "女": "F", "f": "F", "female": "F", "": ""}
@@ -199,7 +200,7 @@ def resolve_person(roster: Roster, problems, where, label, person: PersonForm, e
             message = _("%(who)s须写明所属单位（联队%(team)s由%(units)s组成）。") % {
                 "who": label,
                 "team": entry_unit.name,
-                "units": "、".join(m.name for m in members),
+                "units": listing(m.name for m in members),
             }
             problem("unit", message)
             return None
@@ -285,7 +286,7 @@ def pairs(roster: Roster, problems, form: EntryForm, unit, *, wanted: int | None
             message = _("%(pair)s两名选手是同一人（%(name)s）。") % {"pair": label, "name": a[1]}
             at = [p.at["name"] for p in (first, second) if "name" in p.at]
             fields = tuple(p.fields["name"] for p in (first, second) if "name" in p.fields)
-            problems.append(Problem("、".join(at) or form.where, message, fields))
+            problems.append(Problem(listing(at) or form.where, message, fields))
             ok = False
         else:
             found.append((a, b))
@@ -307,7 +308,7 @@ def places(checked: list[Checked]) -> dict[tuple[int, str], str]:
             wheres = found.setdefault((unit.pk, name_key(name)), [])
             if where not in wheres:
                 wheres.append(where)
-    return {key: "、".join(w for w in wheres if w) for key, wheres in found.items()}
+    return {key: listing(w for w in wheres if w) for key, wheres in found.items()}
 
 
 def name_fields(checked: list[Checked]) -> dict[tuple[int, str], tuple[str, ...]]:

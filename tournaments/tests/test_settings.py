@@ -157,9 +157,32 @@ def test_check_deploy_is_clean_behind_a_tls_proxy_too():
         ["check", "--deploy", "--fail-level", "WARNING"],
         **PRODUCTION,
         SECURE_PROXY_SSL_HEADER_ENABLED="1",
+        TRUSTED_PROXIES="172.30.0.10",
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "WARNINGS" not in result.stdout + result.stderr
+
+
+def test_behind_a_proxy_nobody_named_the_start_warns():
+    """No proxy is trusted by default: behind one, TRUSTED_PROXIES must name it, and both
+    the checks and the app server's start (gunicorn runs no checks) say so."""
+    behind = {**PRODUCTION, "SECURE_PROXY_SSL_HEADER_ENABLED": "1"}
+    result = _manage(["check", "--deploy"], **behind)
+    assert "guandan_cup.W001" in result.stderr and "TRUSTED_PROXIES" in result.stderr
+    start = [sys.executable, "-c", "import guandan_cup.wsgi"]
+    for env, warned in ((behind, True), ({**behind, "TRUSTED_PROXIES": "172.30.0.10"}, False)):
+        result = subprocess.run(
+            start,
+            cwd=settings.BASE_DIR,
+            env=_manage_env(**env),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr
+        assert ("TRUSTED_PROXIES names none" in result.stderr) is warned, result.stderr
+    # Without a proxy (`make run`: runserver on loopback): no warning.
+    assert "W001" not in _manage(["check"], DEBUG="1").stderr
 
 
 def test_the_test_suite_runs_with_login_throttling_on():

@@ -410,3 +410,18 @@ def timezone_local(at) -> str:
     from django.utils import timezone
 
     return timezone.localtime(at).strftime("%H:%M")
+
+
+def test_a_duty_is_placed_from_and_until_in_english(client, organiser):
+    """Regression: the 场地执裁 form's two times read "Started" and "Ends" in English, the
+    words of a table's start and of the day's end."""
+    plan = reverse("day:plan", args=[ANHUI])
+
+    def labels() -> list[str]:
+        html = client.get(plan).content.decode()
+        form = re.search(r'<form method="post" class="duty-add">.*?</form>', html, re.S)
+        return re.findall(r'<span>([^<]*)</span><input type="time"', form.group(0))
+
+    assert labels() == ["开始", "结束"]
+    client.cookies["django_language"] = "en"
+    assert labels() == ["From", "Until"]

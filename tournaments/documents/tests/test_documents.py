@@ -252,7 +252,9 @@ def pdf_pieces(monkeypatch):
     monkeypatch.setattr(
         pdf,
         "_write_pdfs",
-        lambda html_of, chunks: pieces.append(len(chunks)) or write_pdfs(html_of, chunks),
+        lambda html_of, chunks, **kw: (
+            pieces.append(len(chunks)) or write_pdfs(html_of, chunks, **kw)
+        ),
     )
     return pieces
 

@@ -203,6 +203,18 @@ def test_opening_a_link_asks_first_and_does_not_use_it_up(client, token):
     assert who(client) is None
 
 
+def test_the_link_says_until_when_in_the_readers_language(client, cup, token):
+    """Regression: in English the line ended in a Chinese full stop, its time in the
+    Chinese pages' figures: "… the login lasts until 2026-12-06 23:59。"."""
+    day = cup.starts_on
+    html = client.get(redeem_url(token)).content.decode()
+    assert f"此链接只能使用一次，登录到{day.year}年{day.month}月{day.day}日 23:59。" in html
+    client.cookies["django_language"] = "en"
+    html = client.get(redeem_url(token)).content.decode()
+    until = f"{day.day} {day:%B} {day.year}, 23:59"
+    assert f"This link works once; the login lasts until {until}." in html
+
+
 def test_a_link_logs_its_referee_in_once_until_the_end_of_the_day(client, cup, token):
     response = client.post(redeem_url(token))
     assert response.status_code == 302

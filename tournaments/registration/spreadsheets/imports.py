@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from openpyxl import load_workbook
 
 from guandan_cup.inputs import clean_name, name_key
+from guandan_cup.words import listing
 from tournaments.access import is_organiser
 from tournaments.models import Entry, Event, Unit
 from tournaments.registration.services import (
@@ -244,10 +245,10 @@ def _read_rows(
             rows.append((number, row))
         if columns is not None:
             return rows, columns, []
-    expected = "、".join(f"“{h}”" for h in COLUMNS[kind] if h not in OPTIONAL)
+    expected = listing(f"“{h}”" for h in COLUMNS[kind] if h not in OPTIONAL)
     if best is not None:
         message = _("找不到完整的表头：缺少%(missing)s。本项目的报名表须有%(expected)s等列。") % {
-            "missing": "、".join(f"“{h}”" for h in best[1]),
+            "missing": listing(f"“{h}”" for h in best[1]),
             "expected": expected,
         }
     else:

@@ -10,6 +10,7 @@ import re
 from django.utils.translation import gettext as _
 from openpyxl.utils import get_column_letter
 
+from guandan_cup.words import listing
 from tournaments.models import Entry, Event
 from tournaments.registration.services import EntryForm, PersonForm, Problem
 from tournaments.registration.spreadsheets.layout import (
@@ -41,7 +42,7 @@ def rows_text(rows: list[int]) -> str:
         parts.append(str(start) if start == prev else f"{start}–{prev}")
         if n is not None:
             start = prev = n
-    return _("第%(rows)s行") % {"rows": "、".join(parts)}
+    return _("第%(rows)s行") % {"rows": listing(parts)}
 
 
 def _at(rows: list[int], columns: dict[str, int], header: str) -> str:

@@ -1,8 +1,9 @@
 """bench/big_live.py's Django side, run in a process of its own (``python
-bench/big_live_setup.py setup|check DIR``) so the process that calls run_live() never loads
-Django or opens the bench's database: the event it builds, and the exactly-once check
-after the run. Both read their settings from the environment big_live.py gives them and
-talk to it through JSON files in DIR."""
+bench/big_live_setup.py setup DIR PAIRS | existing DIR TOURNAMENT EVENT ROUND | check DIR``)
+so the process that calls run_live() never loads Django or opens the bench's database: the
+event it builds or takes, the referees' logins, and the exactly-once check after the run.
+They read their settings from the environment big_live.py gives them and talk to it
+through JSON files in DIR."""
 
 from __future__ import annotations
 
@@ -65,20 +66,18 @@ def bracket_render_seconds(event) -> float:
     return min(took[1:])
 
 
-def setup(directory: Path, pairs: int) -> None:
-    """Migrate, collect the static files, make a pairs event of ``pairs`` drawn as a Swiss
-    (its first round: pairs / 2 matches of one table each, nothing played), and one
-    referee's login for each table; write what the run needs to DIR/setup.json."""
+def setup(directory: Path, pairs: int, existing: tuple[str, str, int] | None = None) -> None:
+    """Migrate and collect the static files; then either make a pairs event of ``pairs``
+    drawn as a Swiss (its first round: pairs / 2 matches of one table each, nothing played)
+    or take ``existing`` (tournament, event, round number: bench/big.py's event, that round
+    left to be played); and one referee's login for each of the round's tables. Writes
+    what the run needs to DIR/setup.json."""
     _django()
-    from django.contrib.auth import get_user_model
-    from django.contrib.auth.hashers import make_password
-    from django.contrib.sessions.backends.cached_db import SessionStore
     from django.core.management import call_command
-    from django.utils.crypto import get_random_string
 
-    from scoring.models import TableMatch
+    from scoring.models import TableEvent
     from tournaments.draw import make as draw_make
-    from tournaments.models import Match, Official, Tournament
+    from tournaments.models import Event, Tournament
     from tournaments.ops import synthetic
 
     timings = {}
@@ -87,28 +86,85 @@ def setup(directory: Path, pairs: int) -> None:
     call_command("collectstatic", verbosity=0, interactive=False)
     timings["migrate + collectstatic"] = time.perf_counter() - start
     start = time.perf_counter()
-    event = synthetic.create_event(tournament_slug=T, event_slug=E, entries=pairs, kind="pairs")
-    Tournament.objects.filter(slug=T).update(status=Tournament.Status.RUNNING)
-    draw_make.draw_event(event=event, plan=synthetic.plan_for("swiss", pairs), seed=2026)
-    timings[f"generate {pairs} pairs, draw a Swiss"] = time.perf_counter() - start
+    if existing is None:
+        slugs, number = (T, E), 1
+        event = synthetic.create_event(tournament_slug=T, event_slug=E, entries=pairs, kind="pairs")
+        draw_make.draw_event(event=event, plan=synthetic.plan_for("swiss", pairs), seed=2026)
+        timings[f"generate {pairs} pairs, draw a Swiss"] = time.perf_counter() - start
+    else:
+        *slugs, number = existing
+        event = Event.objects.select_related("tournament").get(
+            tournament__slug=slugs[0], slug=slugs[1]
+        )
+    # Public: the phones are anonymous spectators.
+    Tournament.objects.filter(slug=slugs[0]).update(status=Tournament.Status.RUNNING)
+    event = Event.objects.select_related("tournament").get(pk=event.pk)
     render = bracket_render_seconds(event)
-
     start = time.perf_counter()
-    tournament = Tournament.objects.get(slug=T)
+    matches, referees = _referees(event, number)
+    timings[f"{len(referees)} referees' logins, one a table"] = time.perf_counter() - start
+    (directory / "setup.json").write_text(
+        json.dumps(
+            {
+                "event_id": event.pk,
+                "tournament": slugs[0],
+                "event": slugs[1],
+                "round": number,
+                "pairs": event.entries.count(),
+                "matches": matches,
+                "referees": referees,
+                "timings": timings,
+                "mean_deals": mean_deals(),
+                "bracket_render_seconds": render,
+                "prior_events": TableEvent.objects.filter(
+                    table_id__in=[t for r in referees for t in r["tables"]]
+                ).count(),
+            }
+        )
+    )
+
+
+def _referees(event, number: int) -> tuple[list[int], list[dict]]:
+    """A referee (an account, an official, a session) for each match of round ``number``
+    not over yet, the match's tables theirs: (the matches, the logins)."""
+    import uuid
+
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.hashers import make_password
+    from django.contrib.sessions.backends.cached_db import SessionStore
+    from django.utils.crypto import get_random_string
+
+    from scoring.models import TableMatch
+    from tournaments.models import Match, Official
+
     matches = list(
-        Match.objects.filter(round__stage__event=event, status=Match.Status.PENDING)
+        Match.objects.filter(
+            round__stage__event=event,
+            round__stage__draw__undone_at__isnull=True,
+            round__number=number,
+            status__in=[Match.Status.PENDING, Match.Status.IN_PROGRESS],
+        )
         .exclude(home=None)
         .exclude(away=None)
-        .order_by("round__number", "index")
+        .order_by("index")
     )
-    tables = dict(TableMatch.objects.filter(match__in=matches).values_list("match_id", "pk"))
+    if not matches:
+        raise SystemExit(f"{event}: round {number} has no match left to play")
+    tables: dict[int, list[int]] = {}
+    for match_id, pk in TableMatch.objects.filter(match__in=matches).values_list("match_id", "pk"):
+        tables.setdefault(match_id, []).append(pk)
     User = get_user_model()
-    unusable = make_password(None)
+    run, unusable = uuid.uuid4().hex[:6], make_password(None)
     users = User.objects.bulk_create(
-        User(username=f"referee{i:04d}", password=unusable) for i in range(len(matches))
+        User(username=f"live-{run}-{i:04d}", password=unusable) for i in range(len(matches))
     )
     officials = Official.objects.bulk_create(
-        Official(tournament=tournament, name=f"裁判{i:04d}", role=Official.Role.REFEREE, user=u)
+        Official(
+            tournament=event.tournament,
+            name=f"裁判{i:04d}·{run}",
+            role=Official.Role.REFEREE,
+            user=u,
+        )
         for i, u in enumerate(users)
     )
     for match, official in zip(matches, officials, strict=True):
@@ -125,24 +181,10 @@ def setup(directory: Path, pairs: int) -> None:
             {
                 "session": store.session_key,
                 "csrf": get_random_string(32),
-                "tables": [tables[match.pk]],
+                "tables": sorted(tables.get(match.pk, [])),
             }
         )
-    timings[f"{len(referees)} referees' logins, one a table"] = time.perf_counter() - start
-    (directory / "setup.json").write_text(
-        json.dumps(
-            {
-                "event_id": event.pk,
-                "tournament": T,
-                "event": E,
-                "matches": [m.pk for m in matches],
-                "referees": referees,
-                "timings": timings,
-                "mean_deals": mean_deals(),
-                "bracket_render_seconds": render,
-            }
-        )
-    )
+    return [m.pk for m in matches], referees
 
 
 def check(directory: Path) -> None:
@@ -156,7 +198,9 @@ def check(directory: Path) -> None:
     referees = [Referee(r["session"], r["csrf"], r["tables"]) for r in made["referees"]]
     log = DealLog(acknowledged={(t, k): True for t, k in run["acknowledged"]})
     log.resends = run["resends"]
-    ok, detail = exactly_once(Setup(made["event_id"], referees, referees[0]), log)
+    ok, detail = exactly_once(Setup(made["event_id"], referees, None), log)
+    if made["prior_events"]:
+        detail += f"; {made['prior_events']:,} of those stored were there before the run"
     (directory / "check.json").write_text(json.dumps({"ok": ok, "detail": detail}))
 
 
@@ -164,6 +208,8 @@ if __name__ == "__main__":
     what, where = sys.argv[1], Path(sys.argv[2])
     if what == "setup":
         setup(where, int(sys.argv[3]))
+    elif what == "existing":
+        setup(where, 0, (sys.argv[3], sys.argv[4], int(sys.argv[5])))
     elif what == "check":
         check(where)
     else:

@@ -563,3 +563,43 @@ def test_the_bench_reads_nginxs_log_apart_from_its_refreshes(tmp_path):
         "refreshes": 0,
         "held": 1,
     }
+
+
+def test_the_live_run_answers_bench_bigs_call_with_its_rows(tmp_path):
+    """bench/big.py calls run_live(database_url=…, tournament=…, event=…, round_number=…)
+    and prints the rows it returns, (what, figure, target, met); the verdicts follow the
+    figures."""
+    import inspect
+
+    import big_live
+    from big_live_report import LiveRun, report
+    from live_load import DealLog
+
+    inspect.signature(big_live.run_live).bind(
+        database_url="postgres://x/y", tournament="big-day", event="pairs", round_number=7
+    )
+    log = tmp_path / "access.log"
+    log.write_text(
+        "1.0 HIT 200 0.000 /t/a/b/bracket/ -\n"
+        "1.1 EXPIRED 200 0.400 /t/a/b/bracket/ 127.0.0.1:8104\n"
+        "1.2 STALE 200 0.001 /t/a/b/tables/3/ -\n"
+        "1.3 - 200 0.030 /t/a/b/tables/3/deal/ 127.0.0.1:8105\n"
+    )
+
+    def rows(p95_ms, poll_errors, rps, deal_seconds, deals_made, once):
+        polls = {"requests": 20_000, "rps": rps, "p50": 5_000, "p95": p95_ms * 1000}
+        polls |= {"p99": 2 * p95_ms * 1000, "errors": poll_errors, "timeout": poll_errors}
+        polls |= {"status": 0, "connect": 0, "read": 0, "write": 0}
+        deals = DealLog(latencies=[deal_seconds] * deals_made, acknowledged={(3, "k"): True})
+        run = LiveRun(seconds=10.0, cpu={"wrk (the phones)": 2.0}, machine_cpu=15.0)
+        run.exactly_once = once
+        report(run, polls, deals, log, "/t/a/b", 10_000, 1024, 85.0, 0.8, 0.0)
+        summary = run.summary()
+        assert all(len(r) == 4 and all(isinstance(x, str) for x in r) for r in summary)
+        assert "exactly once" in "\n".join(run.markdown())
+        return {what: met for what, _figure, _target, met in summary}
+
+    good = rows(30, poll_errors=0, rps=2_000, deal_seconds=0.05, deals_made=120, once=True)
+    assert [met for met in good.values() if met != "—"] == ["met"] * 6
+    bad = rows(300, poll_errors=5, rps=1_500, deal_seconds=0.5, deals_made=60, once=False)
+    assert [met for met in bad.values() if met != "—"] == ["NOT met"] * 6

@@ -28,9 +28,10 @@ import os
 import random
 import sys
 import time
-import urllib.parse
 import uuid
 from pathlib import Path
+
+import live_setup  # noqa: E402  (bench/: the fresh database, one way)
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -67,21 +68,7 @@ def load() -> str:
 
 
 def fresh_database() -> None:
-    import psycopg
-
-    parts = urllib.parse.urlsplit(DATABASE_URL)
-    name = parts.path.lstrip("/")
-    with psycopg.connect(
-        host=parts.hostname,
-        port=parts.port or 5432,
-        user=parts.username or "postgres",
-        password=parts.password or None,
-        dbname="postgres",
-        autocommit=True,
-        connect_timeout=5,
-    ) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
+    live_setup.fresh_database(DATABASE_URL)
 
 
 def seconds(value: float) -> str:

@@ -123,6 +123,7 @@ def fresh_database(url: str = DATABASE_URL) -> None:
         password=parts.password or None,
         dbname="postgres",
         autocommit=True,
+        connect_timeout=5,
     ) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')

@@ -146,9 +146,13 @@ def locked(table: TableMatch) -> TableMatch:
     ).get(pk=table.pk)
 
 
-class Overtaken(Exception):
+class Overtaken(TableError):
     """Another write saved the table first: a write on a claimed table saved nothing and
-    starts again on the locked row (``claimed``)."""
+    starts again on the locked row (``claimed``). Caught where it is raised; were it ever to
+    reach a page, it reads as the stale version does (refresh and try again)."""
+
+    def __init__(self):
+        super().__init__("stale", _("这一台刚被其他人更新，请刷新页面后重试。"))
 
 
 def claimed(table: TableMatch, expected_version: int | None) -> TableMatch | None:

@@ -5,22 +5,36 @@ reports awaiting a deduction."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 
+from django.db import NotSupportedError
 from django.db.models import (
+    Aggregate,
     BooleanField,
     Count,
     Exists,
     ExpressionWrapper,
     F,
+    Max,
     OuterRef,
     Q,
     Subquery,
+    Sum,
+    TextField,
 )
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from scoring.models import PEOPLE, AuditEntry, CheckIn, Report, TableCall, TableMatch
+from scoring.models import (
+    PEOPLE,
+    AuditEntry,
+    CheckIn,
+    Report,
+    TableCall,
+    TableEvent,
+    TableMatch,
+)
 from tournaments.access import CHIEF_ROLES, can_enter_table, is_chief
 from tournaments.models import HallDuty, Match, Official, Pair
 
@@ -260,6 +274,77 @@ def with_page_counts(tables):
         calls_open=Exists(TableCall.objects.filter(table=OuterRef("pk"), resolved_at__isnull=True)),
         reports_filed=Coalesce(Subquery(filed), 0),
     )
+
+
+class _EventRows(Aggregate):
+    """A table's events as one JSON text, ``[[seq, key, payload, undone], …]`` in no
+    particular order: PostgreSQL's ``json_agg``, SQLite's ``json_group_array``."""
+
+    output_field = TextField()
+
+    def __init__(self):
+        undone = ExpressionWrapper(Q(undone_at__isnull=False), output_field=BooleanField())
+        super().__init__(F("seq"), F("key"), F("payload"), undone)
+
+    def as_sql(self, compiler, connection, **extra_context):
+        raise NotSupportedError(f"A table's record in one query: not on {connection.vendor}.")
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        return super().as_sql(
+            compiler,
+            connection,
+            template="JSON_AGG(JSON_BUILD_ARRAY(%(expressions)s))::text",
+            **extra_context,
+        )
+
+    def as_sqlite(self, compiler, connection, **extra_context):
+        seq, key, payload, undone = (compiler.compile(e) for e in self.source_expressions)
+        sql = f"JSON_GROUP_ARRAY(JSON_ARRAY({seq[0]}, {key[0]}, JSON({payload[0]}), {undone[0]}))"
+        return sql, (*seq[1], *key[1], *payload[1], *undone[1])
+
+
+def with_record(tables):
+    """``tables`` with each one's record (``record_rows``, see ``read_with``) read in the
+    same query, in the same snapshot as the row and its version: a deal made on that
+    version (``services.common.claimed``) needs no read of its own."""
+    rows = (
+        TableEvent.objects.filter(table=OuterRef("pk"))
+        .order_by()
+        .values("table")
+        .annotate(rows=_EventRows())
+        .values("rows")
+    )
+    return tables.annotate(record_rows=Subquery(rows, output_field=TextField()))
+
+
+def record_read_with(table: TableMatch) -> list[tuple] | None:
+    """The record ``with_record`` read with the table, as the write reads it itself:
+    ``(seq, key, payload, undone)`` in order (``undone`` None or True); None if it was not."""
+    if "record_rows" not in table.__dict__:
+        return None
+    rows = json.loads(table.record_rows) if table.record_rows else []
+    return [
+        (seq, key, payload, True if undone else None)
+        for seq, key, payload, undone in sorted(rows, key=lambda row: row[0])
+    ]
+
+
+def tie_state(*, table_id: int | None = None, match_id: int | None = None) -> str | None:
+    """What a tie's tables are now — how many, the last, the sum of their versions — for
+    the tie of ``match_id`` or of the table ``table_id``: every write to one of them grows
+    its version, so while this is the same (and the event's ``wide_version``) the tie's and
+    its tables' live pages are too. None for no tie in play. One query."""
+    tables = TableMatch.objects.all()
+    if table_id is not None:
+        tables = tables.filter(
+            match_id=Subquery(TableMatch.objects.filter(pk=table_id).values("match_id")[:1])
+        )
+    else:
+        tables = tables.filter(match_id=match_id)
+    got = tables.aggregate(n=Count("pk"), top=Max("pk"), versions=Sum("version"))
+    if not got["n"]:
+        return None
+    return f"{got['n']}.{got['top']}.{got['versions']}"
 
 
 def referee_tables(tournament, user) -> list[TableMatch]:

@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from guandan_cup.inputs import INT, whole_number
 from guandan_cup.prepared import Prepared
 from scoring.models import TableMatch
-from scoring.selectors import deadline, name_people, with_page_counts, with_roles
+from scoring.selectors import deadline, name_people, with_page_counts, with_record, with_roles
 from scoring.services import common, confirmation, players, reports
 from scoring.services.common import CONNECTION_LOST, TableError
 from tournaments.access import can_enter_table, is_chief
@@ -111,9 +111,10 @@ def table_page_data(
 def load_table(manager, *, user=None, counts: bool = False, **filters) -> TableMatch:
     """The table of a current draw matching ``filters``, with its match, event, pairs and
     their players, and the match's entries (404 if none); with ``user``, what they may do
-    at it (``with_roles``), and with ``counts`` what its page shows beside the record
-    (``with_page_counts``), in the same query. A referee's every tap reads it: each shape
-    is compiled once (``guandan_cup.prepared``)."""
+    at it (``with_roles``), and with ``counts`` — for a write — what its page shows beside
+    the record (``with_page_counts``) and the record itself (``with_record``), in the same
+    query. A referee's every tap reads it: each shape is compiled once
+    (``guandan_cup.prepared``)."""
     signed_in = user is not None and user.is_authenticated
     shape = (manager.model, manager.name, tuple(sorted(filters)), signed_in, counts)
     load = _LOADS.get(shape)
@@ -151,7 +152,7 @@ def _table_query(manager, signed_in: bool, counts: bool):
         if signed_in:
             tables = with_roles(tables, user_id)
         if counts:
-            tables = with_page_counts(tables)
+            tables = with_record(with_page_counts(tables))
         return tables.filter(match__round__stage__draw__undone_at__isnull=True, **filters)
 
     return build

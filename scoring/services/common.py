@@ -359,13 +359,19 @@ def save_state(table: TableMatch, state, **also) -> None:
         day_status.started(table.match.round.stage.event.tournament)  # 比赛中
 
 
-def announce_after(write):
+def announce_after(write=None, *, one_table: bool = False):
     """Run ``write`` in a transaction of its own, then grow the event's version in a
     statement of its own. Every table of an event shares the event row: were it updated
     inside the write, fifty referees recording at once would queue on its lock. The new
     version is never seen before the change it announces; a change seen a moment before
-    its version is cached under the old one and replaced at the next poll."""
+    its version is cached under the old one and replaced at the next poll.
 
+    ``one_table=True`` (``@announce_after(one_table=True)``): the write changes its table's
+    own row and record and nothing else of the event (``Event.bump_version``) — a deal,
+    its undo, the start; the tie's status going 进行中 with its first record is the table's
+    row changing too, and the tournament's status a change of its own."""
+    if write is None:
+        return lambda write: announce_after(write, one_table=one_table)
     atomic = transaction.atomic(write)
 
     @wraps(write)
@@ -373,7 +379,7 @@ def announce_after(write):
         result = atomic(*args, **kwargs)
         table, changed = (result[0], result[2]) if isinstance(result, tuple) else (result, True)
         if changed:
-            announce(table.match.round.stage.event)
+            announce(table.match.round.stage.event, one_table=one_table)
         return result
 
     return wrapper
@@ -382,14 +388,14 @@ def announce_after(write):
 CONNECTION_LOST = (OperationalError, InterfaceError)
 
 
-def announce(event) -> None:
+def announce(event, *, one_table: bool = False) -> None:
     """Grow the event's version for a write that has committed (``Event.bump_version``).
     The write is saved whatever happens here: a database connection lost since the commit
     is replaced once, and where the database cannot be reached at all the announcement is
     left to the next change (logged) — a saved write is never answered as a failure.
     Inside a caller's transaction nothing is committed yet, and an error stands."""
     try:
-        event.bump_version()
+        event.bump_version(one_table=one_table)
         return
     except CONNECTION_LOST:
         if connection.in_atomic_block:
@@ -397,6 +403,6 @@ def announce(event) -> None:
         logger.warning("The connection was lost after a write; announcing on a new one.")
         connection.close()
     try:
-        event.bump_version()
+        event.bump_version(one_table=one_table)
     except CONNECTION_LOST:
         logger.exception("A saved write could not be announced: the database is unreachable.")

@@ -14,6 +14,7 @@ from guandan_cup.prepared import Prepared, insert
 from scoring.engines.board import NOTHING, THEN, Words, clauses, words
 from scoring.engines.common import EngineError
 from scoring.models import TableEvent, TableMatch
+from scoring.selectors import record_read_with
 from scoring.services import common, confirmation, ties
 from scoring.services.common import TableError
 from tournaments.draw import plan as draw_plan
@@ -74,7 +75,7 @@ def ensure_tables_for(matches) -> None:
     TableMatch.objects.bulk_create(rows, batch_size=1000)
 
 
-@common.announce_after
+@common.announce_after(one_table=True)
 def record_event(
     *,
     table: TableMatch,
@@ -107,7 +108,9 @@ def record_event(
     claimed = common.claimed(table, expected_version)
     if claimed is not None:
         try:
-            return _record_on(claimed, **how)
+            # Its record as the page's request read it with the row (selectors.with_record):
+            # the row's version, compared when it is saved, vouches for both.
+            return _record_on(claimed, **how, recorded=record_read_with(claimed))
         except common.Overtaken:
             pass
         finally:
@@ -125,9 +128,12 @@ def _record_on(
     reason: str,
     reported_by: str,
     by_players: bool,
+    recorded: list[tuple] | None = None,
 ) -> tuple[TableMatch, Words, bool]:
-    # Every event of the table in one query: the resend check, the record and the next seq.
-    recorded = RECORD(table_id=table.pk)
+    # Every event of the table in one query (unless read with the row already): the resend
+    # check, the record and the next seq.
+    if recorded is None:
+        recorded = RECORD(table_id=table.pk)
     payloads = [payload for _seq, _key, payload, undone in recorded if undone is None]
     existing = next((payload for _seq, k, payload, _undone in recorded if k == key), None)
     if existing is not None:
@@ -206,7 +212,7 @@ def _refuse_if_stopped(table: TableMatch) -> None:
         )
 
 
-@common.announce_after
+@common.announce_after(one_table=True)
 def start_table(*, table: TableMatch, user=None, expected_version: int | None = None) -> TableMatch:
     """开始: the referee starts the table's clock, where the rule set's time limit counts
     from it (``time_from`` "start"): once, before the first record (after it, the first
@@ -232,7 +238,7 @@ def start_table(*, table: TableMatch, user=None, expected_version: int | None = 
     return table
 
 
-@common.announce_after
+@common.announce_after(one_table=True)
 def undo_last(
     *, table: TableMatch, user=None, expected_version: int | None = None, by_players: bool = False
 ) -> TableMatch:

@@ -14,18 +14,20 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from scoring.models import Report, TableEvent, TableMatch
+from scoring.selectors import record_read_with
 from scoring.services.common import TableError
 from scoring.services.players import call_referee
 from scoring.services.reports import add_report
-from scoring.services.tables import record_event
+from scoring.services.tables import RECORD, record_event, undo_last
+from scoring.table_page import load_table
 from scoring.tests.test_services import _run_together, needs_postgresql
 from scoring.tests.test_table_views import ANHUI, HTMX, NANTONG, table_url
 
 # A deal in play, through the test client: the session and the user (2), the table with
-# what the referee may do at it and the page's counts, and its pairs (2), the transaction
-# (2: BEGIN/COMMIT, or a savepoint inside a test's), the record (1), the table's row, the
-# event and the audit (3), and the event's version for the live pages (1).
-DEAL_STATEMENTS = 11
+# what the referee may do at it, the page's counts and its record, and its pairs (2), the
+# transaction (2: BEGIN/COMMIT, or a savepoint inside a test's), the table's row, the event
+# and the audit (3), and the event's version for the live pages (1): 8 queries.
+DEAL_STATEMENTS = 10
 # The bench's reading of an answer (bench/live_load.py, bench/deal.py).
 VERSION_RE = re.compile(r'id="table-panel"[^>]*data-version="(\d+)" data-over="([01])"')
 NOT_OVER = {"A": list("ABBA"), "B": list("BAAB")}  # partner 末游: never passes A
@@ -51,7 +53,7 @@ def _panel(client, table, slug) -> str:
 
 
 @pytest.mark.parametrize("slug", [NANTONG, ANHUI])
-def test_a_deal_takes_eleven_statements_and_reads_nothing_after_its_write(
+def test_a_deal_takes_ten_statements_and_reads_nothing_after_its_write(
     client, cast, slug, django_assert_max_num_queries
 ):
     table, referee = _tables(cast)[slug]
@@ -187,6 +189,68 @@ def test_a_deal_made_on_a_table_another_write_overtook_is_refused_as_stale(cast)
     assert refused.value.code == "stale"
     assert list(TableEvent.objects.filter(table=table).values_list("key", flat=True)) == ["other"]
     assert TableMatch.objects.get(pk=table.pk).version == 1
+
+
+def _loaded_for_a_write(table) -> TableMatch:
+    """The table as a referee's write loads it: with its record (selectors.with_record)."""
+    event = table.match.round.stage.event
+    return load_table(
+        TableMatch.objects,
+        counts=True,
+        pk=table.pk,
+        match__round__stage__event__tournament__slug=event.tournament.slug,
+        match__round__stage__event__slug=event.slug,
+    )
+
+
+def test_the_record_read_with_the_table_is_the_record_a_write_reads_itself(cast):
+    table = TableMatch.objects.get(pk=cast.table.pk)
+    assert record_read_with(_loaded_for_a_write(table)) == []
+    for n, order in enumerate(["A2", "B3", "A4"]):
+        record_event(
+            table=TableMatch.objects.get(pk=table.pk),
+            event={"order": NOT_OVER[order[0]]},
+            key=f"k{n}",
+            expected_version=n,
+        )
+    undo_last(table=TableMatch.objects.get(pk=table.pk), expected_version=3)
+    read = record_read_with(_loaded_for_a_write(table))
+    own = [
+        (seq, key, payload, None if undone is None else True)
+        for seq, key, payload, undone in RECORD(table_id=table.pk)
+    ]
+    assert read == own
+    assert [(seq, key, undone) for seq, key, _payload, undone in read] == [
+        (1, "k0", None),
+        (2, "k1", None),
+        (3, "k2", True),
+    ]
+    # A table read without it (a service's caller) reads its record itself.
+    assert record_read_with(TableMatch.objects.get(pk=table.pk)) is None
+
+
+def test_a_deal_on_a_record_read_before_another_write_is_refused_as_stale(cast):
+    loaded = _loaded_for_a_write(cast.table)
+    record_event(table=cast.table, event={"order": NOT_OVER["A"]}, key="other", expected_version=0)
+    with pytest.raises(TableError) as refused:
+        record_event(table=loaded, event={"order": NOT_OVER["B"]}, key="mine", expected_version=0)
+    assert refused.value.code == "stale"
+    assert list(TableEvent.objects.filter(table=cast.table).values_list("key", flat=True)) == [
+        "other"
+    ]
+
+
+def test_a_resend_whose_first_copy_was_saved_after_the_record_was_read_is_recorded_once(cast):
+    # The phone's first copy is saved while its resend's request is already loading the
+    # table: the resend's record does not have it, the row's version tells, and the resend
+    # is answered as the write it repeats.
+    loaded = _loaded_for_a_write(cast.table)
+    record_event(table=cast.table, event={"order": NOT_OVER["A"]}, key="tap", expected_version=0)
+    written, _text, created = record_event(
+        table=loaded, event={"order": NOT_OVER["A"]}, key="tap", expected_version=0
+    )
+    assert created is False and written.version == 1
+    assert TableEvent.objects.filter(table=cast.table, key="tap").count() == 1
 
 
 # --------------------------------------------------------------------------- HTML

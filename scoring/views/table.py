@@ -94,7 +94,7 @@ def _urls(table: TableMatch) -> dict[str, str]:
 
 
 @require_safe
-@live_response("table", htmx_only=True, spectators_only=True)
+@live_response("table", htmx_only=True, spectators_only=True, tie_of="table_id")
 def table_page(request: HttpRequest, slug: str, event_slug: str, table_id: int) -> HttpResponse:
     """The referee's entry page; spectators see the same table update itself."""
     try:

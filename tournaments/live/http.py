@@ -34,6 +34,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.utils import translation
 from django.utils.http import http_date, parse_http_date_safe
 
+from scoring.selectors import tie_state
 from tournaments.live.stamps import (
     STAMP_SECONDS,
     Stamp,
@@ -49,6 +50,10 @@ from tournaments.models import Event, Tournament
 VERSION_SECONDS = 60
 LATEST_SECONDS = 3600
 RENDER_LOCK_SECONDS = 10
+# A tie's page by the state of its tables (``cached_render``'s ``same``): a table deals
+# every minute or two, so its copy is kept for a while.
+SAME_SECONDS = 600
+ENCODINGS = ("raw", "gz")
 # Below this size a compressed copy saves too little to be worth keeping.
 GZIP_MIN_BYTES = 1024
 VARY = "HX-Request, Cookie, Accept-Encoding"
@@ -69,12 +74,12 @@ def get_stamp(slug: str, event_slug: str, raw=_MISSING) -> Stamp | None:
     if raw is None:
         row = (
             Event.objects.filter(tournament__slug=slug, slug=event_slug)
-            .values_list("pk", "version", "changed_at", "tournament__status")
+            .values_list("pk", "version", "changed_at", "tournament__status", "wide_version")
             .first()
         )
         if row is None:
             return None
-        raw = (row[0], row[1], row[2].timestamp(), row[3] != Tournament.Status.DRAFT)
+        raw = (row[0], row[1], row[2].timestamp(), row[3] != Tournament.Status.DRAFT, row[4])
         cache.set(key, raw, STAMP_SECONDS)
     remember_stamp(key, raw)
     return Stamp(*raw)
@@ -171,12 +176,18 @@ def cached_render(
     encoding: str = "raw",
     latest=_MISSING,
     copies_of=None,
+    same=None,
 ):
     """``(content, content_type, gzipped, token)`` of ``name`` for this version, rendering
     it with ``render()`` (-> HttpResponse) when nobody has yet; or ``render``'s own answer
     when it is not a 200 (not cached). While another request renders this version, the
     latest version rendered is returned instead (its ``token`` tells which).
-    ``copies_of(response)`` -> {"raw": …, "gz": …} replaces the plain and gzip copies."""
+    ``copies_of(response)`` -> {"raw": …, "gz": …} replaces the plain and gzip copies.
+
+    ``same()`` -> the state of the rows the page shows besides the event's own (one query;
+    None: no such rows): a page rendered at another version of the event with the same
+    ``wide_version`` and the same state is this version's too, and is taken instead of
+    rendering it again (a tie's page while other tables deal)."""
     key = copy_key(stamp.token, name, encoding)
     hit = _local.get(key)
     if hit is not None:
@@ -191,6 +202,15 @@ def cached_render(
     if hit is not None:
         _local.put(key, hit)
         return (*hit, stamp.token)
+    state = same() if same is not None and stamp.wide is not None else None
+    alike = f"live-same:{stamp.event_id}.{stamp.wide}:{state}:{name}" if state else None
+    if alike is not None:
+        found = cache.get_many([f"{alike}:{enc}" for enc in ENCODINGS])
+        if len(found) == len(ENCODINGS):
+            copies = {enc: found[f"{alike}:{enc}"] for enc in ENCODINGS}
+            _keep(slug, event_slug, name, stamp, copies, latest)
+            _local.put(key, copies[encoding])
+            return (*copies[encoding], stamp.token)
     lock_key = f"live-lock:{stamp.event_id}:{name}"
     locked = cache.add(lock_key, 1, RENDER_LOCK_SECONDS)
     if not locked and latest is not None:
@@ -200,25 +220,33 @@ def cached_render(
         if response.status_code != 200 or response.streaming:
             return response
         copies = (copies_of or _plain_and_gzip)(response)
-        cache.set_many(
-            {copy_key(stamp.token, name, enc): copy for enc, copy in copies.items()},
-            VERSION_SECONDS,
-        )
-        # The latest copy never goes back to an older version (a reader with a lagging
-        # stamp may render one after a newer one was stored).
-        if latest is None or _version_of(latest[0]) <= stamp.version:
-            cache.set_many(
-                {
-                    _latest_key(slug, event_slug, name, enc): (stamp.token, *copy)
-                    for enc, copy in copies.items()
-                },
-                LATEST_SECONDS,
-            )
+        if alike is not None:
+            # Under the state read before rendering: the copy is never older than its name.
+            cache.set_many({f"{alike}:{enc}": copies[enc] for enc in ENCODINGS}, SAME_SECONDS)
+        _keep(slug, event_slug, name, stamp, copies, latest)
     finally:
         if locked:
             cache.delete(lock_key)
     _local.put(key, copies[encoding])
     return (*copies[encoding], stamp.token)
+
+
+def _keep(slug: str, event_slug: str, name: str, stamp: Stamp, copies: dict, latest) -> None:
+    """Keep ``copies`` as this version's, and as the latest unless a newer one is."""
+    cache.set_many(
+        {copy_key(stamp.token, name, enc): copy for enc, copy in copies.items()},
+        VERSION_SECONDS,
+    )
+    # The latest copy never goes back to an older version (a reader with a lagging
+    # stamp may render one after a newer one was stored).
+    if latest is None or latest is _MISSING or _version_of(latest[0]) <= stamp.version:
+        cache.set_many(
+            {
+                _latest_key(slug, event_slug, name, enc): (stamp.token, *copy)
+                for enc, copy in copies.items()
+            },
+            LATEST_SECONDS,
+        )
 
 
 class _Recent:
@@ -290,6 +318,9 @@ class LiveView:
     spectators_only: bool = False
     query: tuple = ()
     compress: bool = True
+    # The keyword naming the tie the page shows ("match_id"), or one of its tables
+    # ("table_id"): its copy is found by the state of the tie's tables too (``same``).
+    tie_of: str | None = None
 
     def variant(self, request: HttpRequest, args, kwargs, htmx: bool, language: str) -> str:
         """The name of what this request is shown: one cached copy per variant and version."""
@@ -331,6 +362,7 @@ def live_response(
     spectators_only: bool = False,
     query: tuple = (),
     compress: bool = True,
+    tie_of: str | None = None,
 ):
     """Decorate a public view of one event (``slug``, ``event_slug``, …): answer 304 when
     nothing changed, else the response rendered once for this version.
@@ -340,9 +372,12 @@ def live_response(
     session (a referee, a chief) gets the usual per-user page. ``query``: the query
     parameters the view reads (others are ignored, so they cannot multiply the copies).
     ``compress=False``: the body is compressed already (a picture): no gzip copy.
+    ``tie_of``: the view shows one tie (``"match_id"``) or one of its tables
+    (``"table_id"``) besides the event: its copy rendered at an earlier version serves
+    while the event's own rows and the tie's tables are unchanged (``cached_render``).
     """
 
-    config = LiveView(kind, htmx_only, spectators_only, tuple(query), compress)
+    config = LiveView(kind, htmx_only, spectators_only, tuple(query), compress, tie_of)
 
     def decorate(view):
         @wraps(view)
@@ -390,6 +425,7 @@ def live_response(
                 encoding=encoding,
                 latest=latest,
                 copies_of=None if compress else _plain_only,
+                same=(lambda: tie_state(**{tie_of: kwargs[tie_of]})) if tie_of else None,
             )
             if isinstance(got, HttpResponse):
                 return got  # the view's own answer (404 …), not cached

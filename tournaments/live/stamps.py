@@ -30,6 +30,9 @@ class Stamp:
     version: int
     changed_at: float  # Unix time of the last bump
     public: bool
+    # The version at the last change that was not one table's own (Event.wide_version);
+    # None in a stamp from before it was kept: every version then counts as one.
+    wide: int | None = None
 
     @property
     def token(self) -> str:
@@ -48,7 +51,13 @@ def stamp_key(slug: str, event_slug: str) -> str:
 
 def stamp_of(event) -> Stamp:
     """The stamp of an event row already loaded (with its tournament)."""
-    return Stamp(event.pk, event.version, event.changed_at.timestamp(), event.tournament.is_public)
+    return Stamp(
+        event.pk,
+        event.version,
+        event.changed_at.timestamp(),
+        event.tournament.is_public,
+        event.wide_version,
+    )
 
 
 # Each process may remember a stamp it read from the shared cache for up to this long

@@ -82,7 +82,7 @@ def _public_match(event: Event, match_id: int) -> Match:
 
 
 @require_safe
-@live_response("tie", htmx_only=True)
+@live_response("tie", htmx_only=True, tie_of="match_id")
 def match_page(request: HttpRequest, slug: str, event_slug: str, match_id: int) -> HttpResponse:
     """The tie (场): its tables side by side with their state, and the tie score."""
     event = public_event(request, slug, event_slug)

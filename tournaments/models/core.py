@@ -218,7 +218,8 @@ class Tournament(models.Model):
         """Something every event's live pages show changed (the tournament's name, status,
         units): bump each event's version."""
         events = Event.objects.filter(tournament_id=self.pk)
-        events.update(version=models.F("version") + 1, changed_at=timezone.now())
+        grown = models.F("version") + 1
+        events.update(version=grown, wide_version=grown, changed_at=timezone.now())
         for event_slug in events.values_list("slug", flat=True):
             stamps.forget_stamp(self.slug, event_slug)
 
@@ -401,6 +402,11 @@ class Event(models.Model):
     version = models.PositiveBigIntegerField(_("版本"), default=0)
     # When the version last grew: the live pages' Last-Modified.
     changed_at = models.DateTimeField(_("最后更新"), default=timezone.now)
+    # The version at the last change that was not one table's own (``bump_version``): a
+    # tie's or a table's live page is the same for every version since, while its tables'
+    # rows have not changed either (``live.http``: one render per such state, not per
+    # version, when a thousand tables deal at once).
+    wide_version = models.PositiveBigIntegerField(_("全项目版本"), default=0)
 
     class Meta:
         ordering = ["order", "id"]
@@ -442,26 +448,34 @@ class Event(models.Model):
             }
             raise ValidationError({"ruleset": message}) from None
 
-    def bump_version(self) -> None:
+    def bump_version(self, *, one_table: bool = False) -> None:
         """Record that something the live pages show changed (an UPDATE … SET version =
-        version + 1), and make every app server see it at once (tournaments/live/http.py)."""
+        version + 1), and make every app server see it at once (tournaments/live/http.py).
+
+        ``one_table``: what changed is one table's own row and record (a deal, its undo, the
+        start) and nothing else of the event — its ``wide_version`` stays, so the pages of
+        the ties whose tables did not change are not rendered again."""
         from django.db import connection
 
         now = timezone.now()
+        wide = "" if one_table else ", wide_version = version + 1"
         if connection.vendor == "sqlite" and sqlite3.sqlite_version_info < (3, 35):
             # No UPDATE … RETURNING before SQLite 3.35: two statements.
-            Event.objects.filter(pk=self.pk).update(version=models.F("version") + 1, changed_at=now)
-            self.refresh_from_db(fields=["version", "changed_at"])
+            grown = {"version": models.F("version") + 1, "changed_at": now}
+            if not one_table:
+                grown["wide_version"] = models.F("version") + 1
+            Event.objects.filter(pk=self.pk).update(**grown)
+            self.refresh_from_db(fields=["version", "wide_version", "changed_at"])
         else:
             table = connection.ops.quote_name(Event._meta.db_table)
             with connection.cursor() as cursor:
-                # One statement that also answers the new version.
+                # One statement that also answers the new versions.
                 cursor.execute(
-                    f"UPDATE {table} SET version = version + 1, changed_at = %s WHERE id = %s "
-                    "RETURNING version",
+                    f"UPDATE {table} SET version = version + 1{wide}, changed_at = %s "
+                    "WHERE id = %s RETURNING version, wide_version",
                     [now, self.pk],
                 )
-                self.version, self.changed_at = cursor.fetchone()[0], now
+                (self.version, self.wide_version), self.changed_at = cursor.fetchone(), now
         stamps.forget_stamp(self.tournament.slug, self.slug)
 
     @property

@@ -239,6 +239,117 @@ def test_every_referee_write_grows_the_version(db, chief):
     assert version(event) > v
 
 
+def wide(event: Event) -> int:
+    return Event.objects.get(pk=event.pk).wide_version
+
+
+def test_a_tables_own_writes_leave_the_wide_version_and_every_other_write_grows_it(db, chief):
+    """A deal, its undo and the start change one table's row and record only; whatever else
+    changes (a submission, a confirmation, a check-in, a report, the whistle, a
+    correction) is the whole event's (Event.wide_version, tournaments/live/http.py)."""
+    event = make_event(8)
+    make_chief(chief, event)
+    table = open_tables(event)[0]
+    w = wide(event)
+    table = play_table(table, deals=2)
+    table = undo_last(table=table)
+    assert (wide(event), version(event) > w) == (w, True)
+    table = play_table(table)
+    for write in (
+        lambda: submit_table(table=table, user=User.objects.create_user("ref")),
+        lambda: confirm_table(table=TableMatch.objects.get(pk=table.pk), user=chief),
+        lambda: check_in(match=open_tables(event)[-1].match, pair=open_tables(event)[-1].home_pair),
+        lambda: add_report(table=open_tables(event)[-1], team="A", description="说话"),
+        lambda: call_time(round=open_tables(event)[-1].match.round, user=chief),
+    ):
+        write()
+        assert wide(event) == version(event)
+
+
+def _tie_url(table: TableMatch) -> str:
+    return url("live:match", "big", "teams", table.match_id)
+
+
+def _table_url(table: TableMatch) -> str:
+    return reverse("scoring:table", args=["big", "teams", table.pk])
+
+
+def _counting(monkeypatch, module: str, name: str) -> list:
+    """Count the calls of ``module.name`` (a page's render reads through it once)."""
+    import importlib
+
+    where = importlib.import_module(module)
+    real, calls = getattr(where, name), []
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(where, name, counted)
+    return calls
+
+
+@pytest.mark.parametrize(
+    "page, render",
+    [
+        (_tie_url, ("tournaments.live.views", "tables_of_tie")),
+        (_table_url, ("scoring.views.table", "_context")),
+    ],
+)
+def test_a_ties_pages_are_not_rendered_again_while_only_other_ties_deal(
+    client, db, monkeypatch, page, render, django_assert_max_num_queries
+):
+    event = make_event(8)
+    tables = open_tables(event)
+    mine = play_table(tables[0], deals=1)
+    other = next(t for t in tables if t.match_id != mine.match_id)
+    renders = _counting(monkeypatch, *render)
+    first = client.get(page(mine), **HTMX)
+    assert first.status_code == 200 and len(renders) == 1
+    play_table(other, deals=1)
+    # A new version of the event: the copy of this tie's page is found by the state of its
+    # tables (the stamp and that state: two queries), not rendered again.
+    with django_assert_max_num_queries(2):
+        again = client.get(page(mine), **HTMX)
+    assert again.status_code == 200 and again.content == first.content and len(renders) == 1
+    assert again.headers["ETag"] != first.headers["ETag"]
+    assert client.get(page(mine), **HTMX).content == first.content and len(renders) == 1
+    # A deal on the tie itself: rendered again, as a page rendered afresh has it.
+    play_table(TableMatch.objects.get(pk=mine.pk), deals=2)
+    changed = client.get(page(mine), **HTMX)
+    assert len(renders) == 2
+    cache.clear()
+    live.clear_local()
+    assert client.get(page(mine), **HTMX).content == changed.content
+
+
+def test_a_ties_page_is_rendered_again_after_any_change_but_another_tables_own(
+    client, db, monkeypatch
+):
+    event = make_event(8)
+    tables = open_tables(event)
+    tie = tables[0]
+    other = next(t for t in tables if t.match_id != tie.match_id)
+    renders = _counting(monkeypatch, "tournaments.live.views", "tables_of_tie")
+    client.get(_tie_url(tie), **HTMX)
+    play_table(other, deals=1)
+    client.get(_tie_url(tie), **HTMX)
+    assert len(renders) == 1
+    event.refresh_from_db()
+    event.bump_version()  # the event's own change (a result, the draw, a ruling …)
+    client.get(_tie_url(tie), **HTMX)
+    assert len(renders) == 2
+    Tournament.objects.get(slug="big").bump_event_versions()  # the tournament's
+    client.get(_tie_url(tie), **HTMX)
+    assert len(renders) == 3
+    # Each language and each encoding of the same state is its own copy.
+    client.get(_tie_url(tie), HTTP_ACCEPT_ENCODING="gzip", **HTMX)
+    assert len(renders) == 3
+    client.cookies["django_language"] = "en"
+    client.get(_tie_url(tie), **HTMX)
+    assert len(renders) == 4
+
+
 def test_organiser_edits_grow_the_version(client, db):
     event = make_event(8)
     Tournament.objects.filter(slug="big").update(status=Tournament.Status.REGISTRATION_CLOSED)

@@ -204,6 +204,12 @@ CACHES = {
 # How long a process may reuse the event version stamp it last read from the cache before
 # asking again (tournaments/live/http.py): every app server sees a change within this time.
 LIVE_STAMP_MEMO_SECONDS = 0 if TESTING else env.float("LIVE_STAMP_MEMO_SECONDS", default=1.0)
+# A live page whose render took at least LIVE_RENDER_PACE_FROM seconds (a 2,048-pair Swiss
+# bracket: seconds) is rendered again at most every LIVE_RENDER_PACE × that long, on all app
+# servers together; meanwhile the latest copy is served (tournaments/live/http.py). So such
+# a page takes at most a quarter of one core however fast results come (0: every version).
+LIVE_RENDER_PACE = 0 if TESTING else env.float("LIVE_RENDER_PACE", default=4.0)
+LIVE_RENDER_PACE_FROM = env.float("LIVE_RENDER_PACE_FROM", default=0.25)
 
 # Accounts (docs/permissions.md). Organisers, chief referees and team leaders have real
 # passwords: at least 10 characters, not like the username, not common, not all digits.

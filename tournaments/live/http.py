@@ -22,7 +22,9 @@ stale and never the only copy of anything.
 from __future__ import annotations
 
 import gzip
+import math
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache, wraps
@@ -184,6 +186,9 @@ def cached_render(
     latest version rendered is returned instead (its ``token`` tells which).
     ``copies_of(response)`` -> {"raw": …, "gz": …} replaces the plain and gzip copies.
 
+    A page slow to render (``LIVE_RENDER_PACE_FROM`` seconds or more) is rendered again
+    at most every ``LIVE_RENDER_PACE`` times as long: meanwhile the latest copy is given.
+
     ``same()`` -> the state of the rows the page shows besides the event's own (one query;
     None: no such rows): a page rendered at another version of the event with the same
     ``wide_version`` and the same state is this version's too, and is taken instead of
@@ -198,7 +203,9 @@ def cached_render(
     if latest is not None and latest[0] == stamp.token:
         _local.put(key, latest[1:])
         return latest[1], latest[2], latest[3], latest[0]
-    hit = cache.get(key)
+    pace_key = f"live-pace:{stamp.event_id}:{name}"
+    found = cache.get_many([key, pace_key])
+    hit = found.get(key)
     if hit is not None:
         _local.put(key, hit)
         return (*hit, stamp.token)
@@ -211,14 +218,21 @@ def cached_render(
             _keep(slug, event_slug, name, stamp, copies, latest)
             _local.put(key, copies[encoding])
             return (*copies[encoding], stamp.token)
+    if pace_key in found and latest is not None:
+        # Rendered a moment ago and slow to render (LIVE_RENDER_PACE): the latest copy.
+        return latest[1], latest[2], latest[3], latest[0]
     lock_key = f"live-lock:{stamp.event_id}:{name}"
     locked = cache.add(lock_key, 1, RENDER_LOCK_SECONDS)
     if not locked and latest is not None:
         return latest[1], latest[2], latest[3], latest[0]
     try:
+        started = time.monotonic()
         response = render()
         if response.status_code != 200 or response.streaming:
             return response
+        took = time.monotonic() - started
+        if settings.LIVE_RENDER_PACE and took >= settings.LIVE_RENDER_PACE_FROM:
+            cache.set(pace_key, 1, math.ceil(settings.LIVE_RENDER_PACE * took))
         copies = (copies_of or _plain_and_gzip)(response)
         if alike is not None:
             # Under the state read before rendering: the copy is never older than its name.

@@ -187,6 +187,29 @@ def test_while_one_request_renders_a_new_version_the_others_get_the_previous_one
     assert fresh.json()["version"] == event.version and fresh.headers["ETag"] != old.headers["ETag"]
 
 
+def test_a_page_slow_to_render_is_rendered_again_only_at_its_pace(client, db, settings):
+    # A bracket that takes seconds to render (2,048 pairs after six Swiss rounds) is not
+    # rendered at every deal: the latest copy is served, with its own ETag, until the pace
+    # (LIVE_RENDER_PACE × the render's time) has passed.
+    settings.LIVE_RENDER_PACE, settings.LIVE_RENDER_PACE_FROM = 10_000, 0  # long enough
+    event = make_event(8)
+    old = client.get(url("live:bracket-json"))
+    pace_key = f"live-pace:{event.pk}:bracket-json-zh-hans"
+    assert cache.get(pace_key) == 1
+    event.bump_version()
+    paced = client.get(url("live:bracket-json"))
+    assert paced.headers["ETag"] == old.headers["ETag"] and paced.json() == old.json()
+    cache.delete(pace_key)  # the pace has passed
+    fresh = client.get(url("live:bracket-json"))
+    assert fresh.json()["version"] == event.version and fresh.headers["ETag"] != old.headers["ETag"]
+    # A page quick to render is rendered at every version.
+    settings.LIVE_RENDER_PACE_FROM = 60
+    cache.delete(pace_key)
+    client.get(url("live:bracket-json"))
+    event.bump_version()
+    assert client.get(url("live:bracket-json")).json()["version"] == event.version
+
+
 def test_a_stamp_is_forgotten_as_soon_as_the_version_grows(client, db):
     event = make_event(8)
     before = live.get_stamp("big", "teams")

@@ -14,6 +14,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from front import raise_files_limit
 from live_load import WRK_LUA
 from live_setup import CSRF_COOKIE, HOST, sessions_cpu_seconds
 
@@ -72,13 +73,6 @@ class Phones:
         return data
 
 
-def _raise_files_limit() -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
-    if soft < want:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
-
-
 def start_phones(
     *,
     port: int,
@@ -116,7 +110,7 @@ def start_phones(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
-        preexec_fn=_raise_files_limit,
+        preexec_fn=raise_files_limit,
     )
     return Phones(proc, script, per_thread * threads, seconds)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from live_setup import ROOT, Referee, Setup  # noqa: E402
+from live_setup import ROOT, Referee, Setup, migrate_and_collect  # noqa: E402
 
 T, E = "bench-big", "pairs"
 
@@ -73,18 +73,13 @@ def setup(directory: Path, pairs: int, existing: tuple[str, str, int] | None = N
     left to be played); and one referee's login for each of the round's tables. Writes
     what the run needs to DIR/setup.json."""
     _django()
-    from django.core.management import call_command
 
     from scoring.models import TableEvent
     from tournaments.draw import make as draw_make
     from tournaments.models import Event, Tournament
     from tournaments.ops import synthetic
 
-    timings = {}
-    start = time.perf_counter()
-    call_command("migrate", verbosity=0)
-    call_command("collectstatic", verbosity=0, interactive=False)
-    timings["migrate + collectstatic"] = time.perf_counter() - start
+    timings = migrate_and_collect()
     start = time.perf_counter()
     if existing is None:
         slugs, number = (T, E), 1

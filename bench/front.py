@@ -130,23 +130,24 @@ def write_config(
 
 def check(directory: Path) -> subprocess.CompletedProcess:
     """``nginx -t`` on ``directory``/nginx.conf."""
-    return subprocess.run(
-        [
-            nginx(),
-            "-t",
-            "-p",
-            f"{directory}/",
-            "-c",
-            f"{directory}/nginx.conf",
-            "-e",
-            f"{directory}/error.log",
-        ],
-        capture_output=True,
-        text=True,
-    )
+    return subprocess.run([*_nginx(directory), "-t"], capture_output=True, text=True)
 
 
-def _raise_files_limit() -> None:
+def _nginx(directory: Path) -> list[str]:
+    """nginx with ``directory`` as its prefix, its configuration and its error log."""
+    return [
+        nginx(),
+        "-p",
+        f"{directory}/",
+        "-c",
+        f"{directory}/nginx.conf",
+        "-e",
+        f"{directory}/error.log",
+    ]
+
+
+def raise_files_limit() -> None:
+    """As many open files as the hard limit allows (up to 65,536): a connection a phone."""
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -161,19 +162,9 @@ def start(directory: Path, port: int, host: str = "127.0.0.1") -> subprocess.Pop
     import socket
 
     proc = subprocess.Popen(
-        [
-            nginx(),
-            "-p",
-            f"{directory}/",
-            "-c",
-            f"{directory}/nginx.conf",
-            "-e",
-            f"{directory}/error.log",
-            "-g",
-            "daemon off;",
-        ],
+        [*_nginx(directory), "-g", "daemon off;"],
         start_new_session=True,
-        preexec_fn=_raise_files_limit,
+        preexec_fn=raise_files_limit,
     )
     deadline = time.time() + 10
     while time.time() < deadline:

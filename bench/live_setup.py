@@ -155,6 +155,16 @@ class Setup:
     timings: dict = field(default_factory=dict)
 
 
+def migrate_and_collect() -> dict[str, float]:
+    """Migrate and collect the static files (Django set up already); their time."""
+    from django.core.management import call_command
+
+    start = time.perf_counter()
+    call_command("migrate", verbosity=0)
+    call_command("collectstatic", verbosity=0, interactive=False)
+    return {"migrate + collectstatic": time.perf_counter() - start}
+
+
 def build_event(var_dir: str) -> Setup:
     """Django in this process, with the server's settings: migrate, collect the static
     files, generate the event and play half of it, make the referees' sessions."""
@@ -165,7 +175,6 @@ def build_event(var_dir: str) -> Setup:
     django.setup()
     from django.contrib.auth import get_user_model
     from django.contrib.sessions.backends.cached_db import SessionStore
-    from django.core.management import call_command
     from django.utils.crypto import get_random_string
 
     from scoring.models import TableMatch
@@ -173,11 +182,7 @@ def build_event(var_dir: str) -> Setup:
     from tournaments.models import Match, Official, Tournament
     from tournaments.ops import synthetic
 
-    timings = {}
-    start = time.perf_counter()
-    call_command("migrate", verbosity=0)
-    call_command("collectstatic", verbosity=0, interactive=False)
-    timings["migrate + collectstatic"] = time.perf_counter() - start
+    timings = migrate_and_collect()
     start = time.perf_counter()
     event = synthetic.create_event(tournament_slug=T, event_slug=E, entries=TEAMS)
     Tournament.objects.filter(slug=T).update(status=Tournament.Status.RUNNING)

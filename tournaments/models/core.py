@@ -9,7 +9,6 @@ Vocabulary (English in code, Chinese in the interface; see docs/interfaces.md):
   Entry 参赛队/选手 (what the draw places: a unit's team of pairs, one pair, or one player).
 """
 
-import sqlite3
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -24,6 +23,7 @@ from guandan_cup.words import listing
 from scoring.engines.common import RuleSetError
 from tournaments.live import stamps
 from tournaments.models.names import KeyedName
+from tournaments.models.versions import LiveVersion
 
 if TYPE_CHECKING:
     from scoring.engines.scorer import Scorer
@@ -320,7 +320,7 @@ class Official(KeyedName):
         return f"{self.get_role_display()} {self.name}"
 
 
-class Event(models.Model):
+class Event(LiveVersion):
     class Discipline(models.TextChoices):
         GUANDAN_TEAM = "guandan_team", _("掼蛋团体")
         GUANDAN_PAIRS = "guandan_pairs", _("掼蛋双人")
@@ -397,16 +397,6 @@ class Event(models.Model):
     drawn_at = models.DateTimeField(
         _("抽签时间"), null=True, blank=True, help_text=_("抽签后配对选手不得重组，只能退赛")
     )
-    # Grows with every change to the draw or a result: live pages and bracket.json use it
-    # to tell whether anything changed since a phone last asked.
-    version = models.PositiveBigIntegerField(_("版本"), default=0)
-    # When the version last grew: the live pages' Last-Modified.
-    changed_at = models.DateTimeField(_("最后更新"), default=timezone.now)
-    # The version at the last change that was not one table's own (``bump_version``): a
-    # tie's or a table's live page is the same for every version since, while its tables'
-    # rows have not changed either (``live.http``: one render per such state, not per
-    # version, when a thousand tables deal at once).
-    wide_version = models.PositiveBigIntegerField(_("全项目版本"), default=0)
 
     class Meta:
         ordering = ["order", "id"]
@@ -447,36 +437,6 @@ class Event(models.Model):
                 "discipline": self.get_discipline_display(),
             }
             raise ValidationError({"ruleset": message}) from None
-
-    def bump_version(self, *, one_table: bool = False) -> None:
-        """Record that something the live pages show changed (an UPDATE … SET version =
-        version + 1), and make every app server see it at once (tournaments/live/http.py).
-
-        ``one_table``: what changed is one table's own row and record (a deal, its undo, the
-        start) and nothing else of the event — its ``wide_version`` stays, so the pages of
-        the ties whose tables did not change are not rendered again."""
-        from django.db import connection
-
-        now = timezone.now()
-        wide = "" if one_table else ", wide_version = version + 1"
-        if connection.vendor == "sqlite" and sqlite3.sqlite_version_info < (3, 35):
-            # No UPDATE … RETURNING before SQLite 3.35: two statements.
-            grown = {"version": models.F("version") + 1, "changed_at": now}
-            if not one_table:
-                grown["wide_version"] = models.F("version") + 1
-            Event.objects.filter(pk=self.pk).update(**grown)
-            self.refresh_from_db(fields=["version", "wide_version", "changed_at"])
-        else:
-            table = connection.ops.quote_name(Event._meta.db_table)
-            with connection.cursor() as cursor:
-                # One statement that also answers the new versions.
-                cursor.execute(
-                    f"UPDATE {table} SET version = version + 1{wide}, changed_at = %s "
-                    "WHERE id = %s RETURNING version, wide_version",
-                    [now, self.pk],
-                )
-                (self.version, self.wide_version), self.changed_at = cursor.fetchone(), now
-        stamps.forget_stamp(self.tournament.slug, self.slug)
 
     @property
     def entries_locked(self) -> bool:

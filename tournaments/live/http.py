@@ -212,9 +212,9 @@ def cached_render(
     state = same() if same is not None and stamp.wide is not None else None
     alike = f"live-same:{stamp.event_id}.{stamp.wide}:{state}:{name}" if state else None
     if alike is not None:
-        found = cache.get_many([f"{alike}:{enc}" for enc in ENCODINGS])
-        if len(found) == len(ENCODINGS):
-            copies = {enc: found[f"{alike}:{enc}"] for enc in ENCODINGS}
+        kept = cache.get_many([f"{alike}:{enc}" for enc in ENCODINGS])
+        if len(kept) == len(ENCODINGS):
+            copies = {enc: kept[f"{alike}:{enc}"] for enc in ENCODINGS}
             _keep(slug, event_slug, name, stamp, copies, latest)
             _local.put(key, copies[encoding])
             return (*copies[encoding], stamp.token)

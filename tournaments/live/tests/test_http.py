@@ -346,6 +346,20 @@ def test_a_ties_pages_are_not_rendered_again_while_only_other_ties_deal(
     assert client.get(page(mine), **HTMX).content == changed.content
 
 
+def test_a_ties_page_slow_to_render_keeps_its_pace_too(client, db, monkeypatch, settings):
+    settings.LIVE_RENDER_PACE, settings.LIVE_RENDER_PACE_FROM = 10_000, 0  # long enough
+    event = make_event(8)
+    tie = open_tables(event)[0]
+    renders = _counting(monkeypatch, "tournaments.live.views", "tables_of_tie")
+    first = client.get(_tie_url(tie), **HTMX)
+    play_table(TableMatch.objects.get(pk=tie.pk), deals=1)  # a change of its own
+    paced = client.get(_tie_url(tie), **HTMX)
+    assert len(renders) == 1 and paced.headers["ETag"] == first.headers["ETag"]
+    cache.delete(f"live-pace:{event.pk}:tie-match_id={tie.match_id}-hx-zh-hans")
+    client.get(_tie_url(tie), **HTMX)
+    assert len(renders) == 2
+
+
 def test_a_ties_page_is_rendered_again_after_any_change_but_another_tables_own(
     client, db, monkeypatch
 ):

@@ -48,10 +48,15 @@ test: setup
 # fails the run.
 CACHE_DOWN_TESTS := live/tests/test_http.py draw/tests/test_pages.py scoring/tests/test_table_views.py
 # What only a working cache can give: a 304 or a cached page answered without any query,
-# another server's render lock honoured.
+# another server's render lock honoured, a tie's page found by its tables' state, a slow
+# page's pace kept.
 CACHE_DOWN_SKIP  := not answered_304_without_the_database \
 	and not the_others_get_the_previous_one \
-	and not cached_with_a_fresh_csrf_token_and_nonce_each_time
+	and not cached_with_a_fresh_csrf_token_and_nonce_each_time \
+	and not not_rendered_again_while_only_other_ties_deal \
+	and not rendered_again_after_any_change_but_another_tables_own \
+	and not rendered_again_only_at_its_pace \
+	and not slow_to_render_keeps_its_pace_too
 CACHE_DOWN_URL   ?= redis://127.0.0.1:1/0
 
 test-cache-down: setup

@@ -445,8 +445,13 @@ def live_response(
                 return got  # the view's own answer (404 …), not cached
             content, content_type, gzipped, token = got
             if token != stamp.token:
-                # A previous version while another request renders this one.
+                # A previous version while another request renders this one, or while a
+                # page slow to render keeps its pace: a phone that has it is told so.
                 etag = f'"{token}-{variant}"'
+                if "HTTP_IF_NONE_MATCH" in meta:
+                    answer = not_modified(request, etag, stamp.last_modified)
+                    if answer is not None:
+                        return answer
             response = set_validators(
                 response_of(content, content_type, gzipped), etag, stamp.last_modified
             )

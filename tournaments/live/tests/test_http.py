@@ -199,6 +199,10 @@ def test_a_page_slow_to_render_is_rendered_again_only_at_its_pace(client, db, se
     event.bump_version()
     paced = client.get(url("live:bracket-json"))
     assert paced.headers["ETag"] == old.headers["ETag"] and paced.json() == old.json()
+    # A phone that has that copy is told so (not sent it again), and not from the fast path.
+    kept = client.get(url("live:bracket-json"), HTTP_IF_NONE_MATCH=old.headers["ETag"])
+    assert kept.status_code == 304 and kept.headers["ETag"] == old.headers["ETag"]
+    assert not hasattr(kept, "live_copy")
     cache.delete(pace_key)  # the pace has passed
     fresh = client.get(url("live:bracket-json"))
     assert fresh.json()["version"] == event.version and fresh.headers["ETag"] != old.headers["ETag"]

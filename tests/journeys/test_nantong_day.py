@@ -231,8 +231,31 @@ def test_the_nantong_day_from_an_empty_database_to_results_pdf(
     chief.goto(f"{base}/t/{SLUG}/referee/")
     expect(chief.locator(".calls")).to_have_count(0)
     people.shot(spectator, "nantong-spectator-after-quarters")
-    for home, away, winner in SEMIS:
-        play_tie(home, away, winner)
+    # Two more phones, never reloaded: one on the second semi-final's tie, one on its first
+    # table. The first semi-final's deals leave them as they were; their own tie's deals
+    # and results reach them by their polls.
+    home, away, _winner = SEMIS[1]
+    tie_watcher = people.phone(browser)
+    tie_watcher.goto(f"{base}/t/{SLUG}/{EVENT}/bracket/")
+    card = tie_watcher.locator("li.match").filter(has_text=home).filter(has_text=away)
+    card.locator(".match-link").click()
+    table_watcher = people.phone(browser)
+    table_watcher.goto(tie_watcher.url)
+    table_watcher.locator("a.table-card").first.click()
+    table_watcher.wait_for_load_state()
+    play_tie(*SEMIS[0])
+    tie_watcher.wait_for_timeout(6_000)  # a poll or more
+    expect(tie_watcher.locator("a.table-card.status-open")).to_have_count(3)
+    expect(table_watcher.locator(".history-list li")).to_have_count(0)
+    play_tie(*SEMIS[1])
+    expect(tie_watcher.locator("a.table-card.status-confirmed")).to_have_count(2, timeout=15_000)
+    expect(tie_watcher.locator("a.table-card.status-not_played")).to_have_count(1)
+    expect(table_watcher.locator(".history-list li")).to_have_count(5, timeout=15_000)
+    expect(table_watcher.locator("#table-panel h1 .status")).to_have_text("已确认", timeout=15_000)
+    for watcher, name in ((tie_watcher, "tie"), (table_watcher, "table")):
+        people.no_overflow(watcher)
+        people.shot(watcher, f"nantong-spectator-semi-{name}")
+        watcher.context.close()
     for home, away, winner in FINALS:
         play_tie(home, away, winner)
     people.placings_shown(spectator, PLACINGS)
